@@ -1,0 +1,157 @@
+"""mcp-chat: subcommands chat (default), threads, export, delete."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from dotenv import load_dotenv
+
+from . import i18n
+from .config import ConfigError, Settings, add_chat_options, add_db_option, resolve, resolve_db
+from .i18n import t
+from .render import Renderer
+from .store import StoreError, open_store
+
+SUBCOMMANDS = ("chat", "threads", "export", "delete")
+EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        raise ConfigError("bad_option", detail=message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="mcp-chat", description="HyperCLOVA X + MCP 터미널 채팅")
+    sub = p.add_subparsers(dest="cmd", parser_class=_Parser)
+    add_chat_options(sub.add_parser("chat", help="대화 (기본)"))
+    th = sub.add_parser("threads", help="세션 목록")
+    add_db_option(th)
+    ex = sub.add_parser("export", help="세션 전체 기록 출력")
+    ex.add_argument("thread")
+    ex.add_argument("--format", choices=("md", "json"), default="md")
+    add_db_option(ex)
+    de = sub.add_parser("delete", help="세션 삭제")
+    de.add_argument("thread")
+    add_db_option(de)
+    for sp in (th, ex, de):
+        sp.add_argument("--debug", action="store_true")
+        sp.add_argument("--lang", choices=("ko", "en"))
+    return p
+
+
+async def run_chat(settings: Settings) -> int:
+    from .agent import build_agent, build_model
+    from .mcp_tools import ToolHub
+    from .repl import Repl
+    from .session import ChatSession
+
+    if not settings.api_key:
+        raise ConfigError("no_key")
+    renderer = Renderer()
+    store = await open_store(settings.db)
+    hub = ToolHub(settings.server_url, settings.debug)
+    try:
+        await hub.connect()
+        if hub.error:
+            if settings.require_tools:
+                renderer.error(t("mcp_required", target=hub.target, err=hub.error))
+                return EXIT_RUNTIME
+            renderer.error(t("mcp_failed", target=hub.target, err=hub.error))
+        model = build_model(settings, with_tools=bool(hub.tools))
+        summarizer = build_model(settings, with_tools=False)
+        agent, mw = build_agent(model, hub.tools, store.checkpointer, settings.max_input_tokens)
+        session = ChatSession(settings, store, agent, mw, summarizer)
+        try:
+            return await Repl(settings, session, hub, renderer).run()
+        except EOFError:
+            return EXIT_OK
+    finally:
+        await hub.aclose()
+        await store.close()
+
+
+async def run_threads(db: str) -> int:
+    from .repl import print_threads
+
+    store = await open_store(db)
+    try:
+        await print_threads(store, Renderer())
+    finally:
+        await store.close()
+    return EXIT_OK
+
+
+async def run_export(db: str, thread: str, fmt: str) -> int:
+    from .export import to_json, to_markdown
+
+    store = await open_store(db)
+    try:
+        info = await store.get_thread(thread)
+        if info is None:
+            raise StoreError("no_thread", id=thread)
+        rows = await store.transcript(thread)
+        sys.stdout.write(to_json(info, rows) + "\n" if fmt == "json" else to_markdown(info, rows))
+    finally:
+        await store.close()
+    return EXIT_OK
+
+
+async def run_delete(db: str, thread: str) -> int:
+    from .store.sqlite import SqliteStore
+
+    store = await open_store(db)
+    try:
+        if not await store.delete_thread(thread):
+            raise StoreError("no_thread", id=thread)
+        if isinstance(store, SqliteStore):
+            await store.vacuum()  # give the space back now: delete is explicit and rare
+        print(t("deleted", id=thread))
+    finally:
+        await store.close()
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help"):
+        argv = ["chat", *argv]
+    load_dotenv(".env", override=False)  # real environment variables win
+    debug = "--debug" in argv
+    try:
+        args = build_parser().parse_args(argv)
+        i18n.set_lang(getattr(args, "lang", None) or "ko")
+        if args.cmd == "chat":
+            code = asyncio.run(run_chat(resolve(args)))
+        elif args.cmd == "threads":
+            code = asyncio.run(run_threads(resolve_db(args)))
+        elif args.cmd == "export":
+            code = asyncio.run(run_export(resolve_db(args), args.thread, args.format))
+        else:
+            code = asyncio.run(run_delete(resolve_db(args), args.thread))
+    except ConfigError as e:
+        print(t(e.key, **e.fmt), file=sys.stderr)
+        code = EXIT_CONFIG
+    except StoreError as e:
+        print(t(e.key, **e.fmt), file=sys.stderr)
+        code = EXIT_RUNTIME
+    except KeyboardInterrupt:
+        code = 130
+    except BrokenPipeError:  # e.g. `mcp-chat export ID | head`
+        code = EXIT_OK
+    except Exception as e:  # noqa: BLE001 - last resort: one line unless --debug
+        if debug:
+            raise
+        print(t("turn_error", err=str(e).splitlines()[0] if str(e) else type(e).__name__), file=sys.stderr)
+        code = EXIT_RUNTIME
+    return code
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

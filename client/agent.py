@@ -1,0 +1,101 @@
+"""Builds the model, the agent, and the middleware that shapes each request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from langchain_naver import ChatClovaX
+
+from .config import Settings
+from .context.budget import Calibration, estimate_messages_tokens, estimate_tools_tokens, fit_to_budget
+
+
+def build_model(settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
+    kwargs: dict[str, Any] = {}
+    if settings.model.upper().startswith("HCX-007") and with_tools:
+        kwargs["reasoning_effort"] = "none"  # CLOVA requires it with tools
+    return ChatClovaX(
+        model=settings.model,
+        api_key=settings.api_key,
+        base_url=settings.base_url,
+        max_tokens=settings.max_output_tokens,
+        streaming=True,
+        stream_usage=True,
+        timeout=settings.timeout,
+        max_retries=2,
+        **kwargs,
+    )
+
+
+@dataclass
+class RequestStats:
+    """What the last model request of a turn looked like."""
+
+    estimated: int = 0
+    reported: int | None = None
+    output: int | None = None
+    dropped_turns: int = 0
+    calls: int = 0
+    input_total: int = 0
+    output_total: int = 0
+
+
+@dataclass
+class ContextMiddleware(AgentMiddleware):
+    """Fits every model request of a turn into the token budget.
+
+    The working context was already decided at turn start (trim/summary);
+    this guards the calls after tool results, which can grow a request.
+    """
+
+    budget: int
+    tools_tokens: int = 0
+    calibration: Calibration = field(default_factory=Calibration)
+    stats: RequestStats = field(default_factory=RequestStats)
+
+    def __post_init__(self) -> None:
+        super().__init__()
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return "ContextMiddleware"
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> ModelResponse:
+        msgs: list[BaseMessage] = list(request.messages)
+        fitted, dropped = fit_to_budget(msgs, self.budget, self.tools_tokens, self.calibration.ratio)
+        estimate = self.tools_tokens + estimate_messages_tokens(fitted)
+        if fitted != msgs:
+            request = request.override(messages=fitted)
+        response = await handler(request)
+        usage = next(
+            (m.usage_metadata for m in response.result if isinstance(m, AIMessage) and m.usage_metadata), None
+        )
+        reported = usage.get("input_tokens") if usage else None
+        self.calibration.observe(estimate, reported)
+        s = self.stats
+        s.estimated, s.reported = estimate, reported
+        s.output = usage.get("output_tokens") if usage else None
+        s.dropped_turns = max(s.dropped_turns, dropped)
+        s.calls += 1
+        s.input_total += reported or 0
+        s.output_total += s.output or 0
+        return response
+
+
+def tool_schemas(tools: list[BaseTool]) -> list[dict[str, Any]]:
+    return [convert_to_openai_tool(t) for t in tools]
+
+
+def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, budget: int) -> tuple[Any, ContextMiddleware]:
+    mw = ContextMiddleware(budget=budget, tools_tokens=estimate_tools_tokens(tool_schemas(tools)))
+    agent = create_agent(model, tools, checkpointer=checkpointer, middleware=[mw])
+    return agent, mw

@@ -1,0 +1,48 @@
+"""Slash-command parsing (pure) and help text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    # name: (argument hint, Korean help, English help)
+    "help": ("", "명령 목록", "list commands"),
+    "new": ("", "새 세션 시작", "start a new session"),
+    "threads": ("", "저장된 세션 목록", "list stored sessions"),
+    "resume": ("ID", "다른 세션으로 전환", "switch to another session"),
+    "delete": ("ID", "세션 삭제 (확인 후)", "delete a session (asks first)"),
+    "export": ("[PATH]", "대화 내보내기 (.md/.json, 경로 없으면 화면)", "export (.md/.json; no path: screen)"),
+    "context": ("[none|trim|summarize]", "컨텍스트 정책 보기/바꾸기", "show or change the context policy"),
+    "compact": ("[초점]", "지금 요약 (남길 내용 지정 가능)", "summarize now (optional focus)"),
+    "summary": ("", "현재 요약 보기", "show the current summary"),
+    "tokens": ("", "턴별/전체 토큰 사용량 (API 보고값)", "per-turn and total tokens (API-reported)"),
+    "tools": ("", "서버와 도구 목록", "servers and tools"),
+    "title": ("TEXT", "세션 제목 바꾸기", "rename the session"),
+    "clear": ("", "화면 지우기", "clear the screen"),
+    "exit": ("", "종료", "quit"),
+}
+ALIASES = {"quit": "exit", "q": "exit", "h": "help", "?": "help"}
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # canonical name, or the unknown word as typed
+    arg: str
+    known: bool
+
+
+def parse(line: str) -> Command | None:
+    """`/name arg...` -> Command; anything not starting with '/' -> None."""
+    s = line.strip()
+    if not s.startswith("/") or s == "/":
+        return None
+    head, _, arg = s[1:].partition(" ")
+    name = ALIASES.get(head.lower(), head.lower())
+    return Command(name, arg.strip(), name in COMMANDS)
+
+
+def help_text(lang: str = "ko") -> str:
+    rows = []
+    for name, (hint, ko, en) in COMMANDS.items():
+        rows.append(f"  /{name} {hint}".ljust(34) + (ko if lang == "ko" else en))
+    return "\n".join(rows)

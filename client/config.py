@@ -1,0 +1,151 @@
+"""Command line and environment -> settings. No I/O beyond reading env and .env."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import re
+from dataclasses import dataclass, field
+
+from .context.policy import STRATEGIES, ContextSettings
+
+DEFAULT_BASE_URL = "https://clovastudio.stream.ntruss.com/v1/openai"
+DEFAULT_MODEL = "HCX-005"
+DEFAULT_STRATEGY = "summarize"
+# (input window, reserved output) per model; unknown models get the last row.
+MODEL_WINDOWS: dict[str, tuple[int, int]] = {
+    "HCX-005": (128_000, 4_096),
+    "HCX-007": (128_000, 4_096),
+    "HCX-003": (8_192, 1_024),
+    "HCX-DASH-002": (32_000, 1_024),
+    "HCX-DASH-001": (4_096, 1_024),
+    "*": (32_000, 2_048),
+}
+MIN_TOOL_COMPLETION_TOKENS = 1_024  # CLOVA rejects less when tools are bound
+THREAD_ID_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
+EXIT_WORDS = {"종료", "exit", "quit"}
+
+
+class ConfigError(Exception):
+    """A configuration problem: one line for the user, exit code 2."""
+
+    def __init__(self, key: str, **fmt: object) -> None:
+        super().__init__(key)
+        self.key = key
+        self.fmt = fmt
+
+
+@dataclass
+class Settings:
+    db: str = "checkpoint.db"
+    thread: str | None = None
+    new: bool = False
+    server_url: str | None = None
+    model: str = DEFAULT_MODEL
+    api_key: str | None = None
+    base_url: str = DEFAULT_BASE_URL
+    context: ContextSettings = field(default_factory=ContextSettings)
+    max_input_tokens: int = 0
+    max_output_tokens: int = 4_096
+    user: str = ""
+    memory: bool = True
+    debug: bool = False
+    lang: str = "ko"
+    require_tools: bool = False
+    timeout: float = 120.0
+    system_prompt: str = (
+        "당신은 친절한 AI 어시스턴트입니다. 사용자의 질문에 대해 신뢰할 수 있는 정보만 근거로 삼아 답변하세요. "
+        "최신 정보나 사실 확인이 필요하면 검색 도구를 사용하세요."
+    )
+
+    def secrets(self) -> list[str]:
+        """Values that must never be printed or stored."""
+        names = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "NAVER_CLIENT_SECRET", "NAVER_CLIENT_ID")
+        vals = [self.api_key or ""] + [os.environ.get(n, "") for n in names]
+        return [v for v in vals if len(v) >= 4]
+
+
+def _env_int(name: str) -> int | None:
+    v = os.environ.get(name, "").strip()
+    if not v:
+        return None
+    try:
+        return int(v)
+    except ValueError:
+        raise ConfigError("bad_option", detail=f"{name}={v!r}") from None
+
+
+def add_db_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", default=None, help="SQLite 파일 (기본: checkpoint.db, env CHECKPOINT_DB)")
+
+
+def add_chat_options(p: argparse.ArgumentParser) -> None:
+    add_db_option(p)
+    p.add_argument("--thread", help="이어갈(없으면 만들) 세션 ID")
+    p.add_argument("--new", action="store_true", help="새 세션을 바로 시작")
+    p.add_argument("--server-url", help="streamable HTTP MCP 서버 URL (기본: 내장 검색 서버를 stdio로 실행)")
+    p.add_argument("--context", choices=STRATEGIES, help=f"컨텍스트 정책 (기본 {DEFAULT_STRATEGY})")
+    p.add_argument("--max-turns", type=int, help="원문 그대로 유지할 완료된 턴 수 (trim 5, summarize 2)")
+    p.add_argument("--summary-after", type=int, help="요약을 시작하는 턴 수 N (기본 5)")
+    p.add_argument("--max-input-tokens", type=int, help="요청 하나의 토큰 예산")
+    p.add_argument("--user", help="장기 기억의 주인 (기본: OS 사용자)")
+    p.add_argument("--no-memory", action="store_true", help="장기 기억을 쓰지 않음")
+    p.add_argument("--model", help=f"모델 이름 (기본 {DEFAULT_MODEL})")
+    p.add_argument("--timeout", type=float, help="모델 요청 제한 시간(초, 기본 120)")
+    p.add_argument("--require-tools", action="store_true", help="MCP 서버 연결 실패 시 종료")
+    p.add_argument("--lang", choices=("ko", "en"), help="UI 언어")
+    p.add_argument("--debug", action="store_true", help="오류 추적과 요청 로그 (비밀값 제외)")
+
+
+def resolve_db(args: argparse.Namespace) -> str:
+    return args.db or os.environ.get("CHECKPOINT_DB") or "checkpoint.db"
+
+
+def resolve(args: argparse.Namespace) -> Settings:
+    """Merge options, environment and defaults; validate."""
+    s = Settings()
+    s.db = resolve_db(args)
+    s.debug = bool(args.debug)
+    s.lang = args.lang or os.environ.get("MCP_CHAT_LANG") or "ko"
+    s.thread = args.thread
+    s.new = bool(args.new)
+    if s.thread is not None and not THREAD_ID_RE.match(s.thread):
+        raise ConfigError("bad_thread_id")
+    s.server_url = args.server_url or os.environ.get("MCP_SERVER_URL") or None
+    s.model = args.model or os.environ.get("CLOVA_STUDIO_MODEL") or DEFAULT_MODEL
+    s.api_key = os.environ.get("CLOVA_STUDIO_API_KEY") or os.environ.get("CLOVASTUDIO_API_KEY") or None
+    s.base_url = os.environ.get("CLOVA_STUDIO_BASE_URL") or DEFAULT_BASE_URL
+    strategy = args.context or os.environ.get("CONTEXT_STRATEGY") or DEFAULT_STRATEGY
+    if strategy not in STRATEGIES:
+        raise ConfigError("bad_option", detail=f"CONTEXT_STRATEGY={strategy!r}")
+    max_turns = args.max_turns if args.max_turns is not None else _env_int("MAX_TURNS_TO_KEEP")
+    summary_after = args.summary_after if args.summary_after is not None else _env_int("CONTEXT_TURNS_LIMIT")
+    if max_turns is not None and max_turns < 0:
+        raise ConfigError("bad_option", detail="--max-turns >= 0")
+    if summary_after is not None and summary_after < 1:
+        raise ConfigError("bad_option", detail="--summary-after >= 1")
+    s.context = ContextSettings(strategy, max_turns, summary_after or 5)  # type: ignore[arg-type]
+    window, out = MODEL_WINDOWS.get(s.model, MODEL_WINDOWS["*"])
+    s.max_output_tokens = max(out, MIN_TOOL_COMPLETION_TOKENS)
+    budget = args.max_input_tokens if args.max_input_tokens is not None else _env_int("MAX_INPUT_TOKENS")
+    if budget is not None and budget < 100:
+        raise ConfigError("bad_option", detail="--max-input-tokens >= 100")
+    s.max_input_tokens = budget or (window - s.max_output_tokens)
+    s.user = args.user or os.environ.get("MCP_CHAT_USER") or _os_user()
+    s.memory = not args.no_memory
+    s.require_tools = bool(args.require_tools)
+    timeout = args.timeout if args.timeout is not None else os.environ.get("CLOVA_STUDIO_TIMEOUT")
+    if timeout is not None:
+        try:
+            s.timeout = float(timeout)
+        except ValueError:
+            raise ConfigError("bad_option", detail=f"timeout={timeout!r}") from None
+    return s
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no passwd entry (containers)
+        return "user"

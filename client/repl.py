@@ -1,0 +1,230 @@
+"""The loop: read a line, run a turn or a slash command, render events."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from . import commands
+from .config import EXIT_WORDS, THREAD_ID_RE, Settings
+from .export import to_json, to_markdown
+from .i18n import t
+from .mcp_tools import ToolHub
+from .render import Renderer
+from .session import ChatSession, Notice, Refused, Text, ToolCall, ToolResult, TurnDone
+from .context.policy import STRATEGIES, ContextSettings
+
+
+async def read_line(prompt: str | None = None) -> str | None:
+    """One line from stdin (None at EOF); undecodable bytes are replaced."""
+    if prompt and sys.stdin.isatty():
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
+    raw = await asyncio.to_thread(sys.stdin.buffer.readline)
+    if not raw:
+        return None
+    return raw.decode("utf-8", errors="replace").rstrip("\r\n")
+
+
+class Repl:
+    def __init__(self, settings: Settings, session: ChatSession, hub: ToolHub, renderer: Renderer) -> None:
+        self.s = settings
+        self.session = session
+        self.hub = hub
+        self.r = renderer
+
+    async def choose_thread(self) -> None:
+        tid = self.s.thread
+        if tid is None and not self.s.new:
+            print(t("ask_thread"), end="", flush=True)
+            line = await read_line()
+            print(flush=True)
+            tid = (line or "").strip() or None
+            while tid is not None and not THREAD_ID_RE.match(tid):
+                self.r.error(t("bad_thread_id"))
+                print(t("ask_thread"), end="", flush=True)
+                line = await read_line()
+                if line is None:
+                    raise EOFError
+                tid = line.strip() or None
+        await self.switch(tid)
+
+    async def switch(self, tid: str | None) -> None:
+        existed = await self.session.open(tid)
+        self.r.line(t("current_thread", id=self.session.thread_id))
+        if existed:
+            info = await self.session.store.get_thread(self.session.thread_id)
+            if info and info.turns:
+                self.r.line(t("resumed", turns=info.turns))
+
+    async def run(self) -> int:
+        await self.choose_thread()
+        self.r.line(t("greeting"))
+        while True:
+            line = await read_line("\nUser: ")
+            if line is None:
+                break
+            text = line.strip()
+            if not text:
+                continue
+            if text.lower() in EXIT_WORDS:
+                break
+            cmd = commands.parse(text)
+            if cmd is not None:
+                if await self.command(cmd) == "exit":
+                    break
+                continue
+            await self.turn(text)
+        self.r.line(t("bye"))
+        return 0
+
+    async def turn(self, text: str, **kw: object) -> None:
+        try:
+            async for ev in self.session.turn(text, **kw):  # type: ignore[arg-type]
+                self.render(ev)
+        except Exception as e:  # noqa: BLE001 - one line, the session goes on
+            if self.s.debug:
+                import traceback
+
+                traceback.print_exc()
+            self.r.error(t("turn_error", err=_redact(_short(e), self.s.secrets())))
+
+    def render(self, ev: object) -> None:
+        if isinstance(ev, Text):
+            self.r.stream(ev.delta)
+        elif isinstance(ev, ToolCall):
+            self.r.tool_call(ev.name, ev.args)
+        elif isinstance(ev, ToolResult):
+            self.r.tool_result(ev.content, ev.error)
+        elif isinstance(ev, Notice):
+            self.r.notice(t(ev.key, **ev.fmt), ev.warning)
+        elif isinstance(ev, Refused):
+            self.r.error(t(ev.key, **ev.fmt))
+        elif isinstance(ev, TurnDone):
+            st = ev.stats
+            api = t("status_api", n=st.reported) if st.reported else ""
+            action = (t("status_trim") if ev.trimmed else "") + (t("status_summary") if ev.summarized else "")
+            pct = round(100 * st.estimated / ev.budget, 1) if ev.budget else 0
+            self.r.line(t("status", est=st.estimated, api=api, pct=pct, turns=ev.turns_in_context, action=action))
+
+    # -- slash commands ------------------------------------------------------
+    async def command(self, cmd: commands.Command) -> str | None:
+        store = self.session.store
+        if not cmd.known:
+            self.r.error(t("unknown_command", cmd="/" + cmd.name))
+        elif cmd.name == "exit":
+            return "exit"
+        elif cmd.name == "help":
+            self.r.line(commands.help_text(self.s.lang))
+        elif cmd.name == "new":
+            await self.switch(None)
+        elif cmd.name == "resume":
+            if not THREAD_ID_RE.match(cmd.arg):
+                self.r.error(t("bad_thread_id"))
+            elif await store.get_thread(cmd.arg) is None:
+                self.r.error(t("no_thread", id=cmd.arg))
+            else:
+                await self.switch(cmd.arg)
+        elif cmd.name == "threads":
+            await print_threads(self.session, self.r)
+        elif cmd.name == "delete":
+            await self.delete(cmd.arg)
+        elif cmd.name == "export":
+            await self.export(cmd.arg)
+        elif cmd.name == "context":
+            self.context(cmd.arg)
+        elif cmd.name == "compact":
+            await self.turn_compact(cmd.arg)
+        elif cmd.name == "summary":
+            summary = await self.session.current_summary()
+            self.r.line(summary or "(요약 없음)")
+        elif cmd.name == "tokens":
+            await self.tokens()
+        elif cmd.name == "tools":
+            self.r.line(f"{self.hub.target}: " + ("연결 실패 " + (self.hub.error or "") if self.hub.error else "연결됨"))
+            for tool in self.hub.tools:
+                self.r.line(f"  {tool.name}: {(tool.description or '').splitlines()[0][:100]}")
+        elif cmd.name == "title":
+            if cmd.arg:
+                await store.set_title(self.session.thread_id, cmd.arg[:100])
+        elif cmd.name == "clear":
+            if self.r.tty:
+                self.r.out.write("\x1b[2J\x1b[H")
+        return None
+
+    async def delete(self, tid: str) -> None:
+        if not tid or await self.session.store.get_thread(tid) is None:
+            self.r.error(t("no_thread", id=tid))
+            return
+        self.r.line(f"'{tid}' 세션을 삭제할까요? (y/N) ")
+        answer = await read_line()
+        if (answer or "").strip().lower() in ("y", "yes", "예", "네"):
+            await self.session.store.delete_thread(tid)
+            self.r.line(t("deleted", id=tid))
+            if tid == self.session.thread_id:
+                await self.switch(None)
+
+    async def export(self, path: str) -> None:
+        store = self.session.store
+        info = await store.get_thread(self.session.thread_id)
+        rows = await store.transcript(self.session.thread_id)
+        text = to_json(info, rows) if path.endswith(".json") else to_markdown(info, rows)
+        if path:
+            Path(path).write_text(text, encoding="utf-8")
+            self.r.line(f"→ {path}")
+        else:
+            self.r.line(text)
+
+    def context(self, arg: str) -> None:
+        c = self.session.context
+        if arg:
+            if arg not in STRATEGIES:
+                self.r.error(t("bad_option", detail=arg))
+                return
+            c = ContextSettings(arg, self.s.context.max_turns, c.summary_after)  # type: ignore[arg-type]
+            self.session.context = c
+        self.r.line(f"context={c.strategy} max_turns={c.keep_turns} summary_after={c.summary_after} "
+                    f"max_input_tokens={self.s.max_input_tokens}")
+
+    async def turn_compact(self, focus: str) -> None:
+        try:
+            async for ev in self.session.compact(focus or None):
+                self.render(ev)
+        except Exception as e:  # noqa: BLE001
+            self.r.error(t("turn_error", err=_redact(_short(e), self.s.secrets())))
+
+    async def tokens(self) -> None:
+        rows = await self.session.store.usage(self.session.thread_id)
+        tin = sum(r.input_tokens or 0 for r in rows)
+        tout = sum(r.output_tokens or 0 for r in rows)
+        for r in rows:
+            self.r.line(f"  turn {r.turn}: input {r.input_tokens or 0} / output {r.output_tokens or 0}")
+        self.r.line(f"total: input {tin} / output {tout}")
+
+
+async def print_threads(session_or_store: object, r: Renderer) -> None:
+    store = getattr(session_or_store, "store", session_or_store)
+    threads = await store.list_threads()  # type: ignore[attr-defined]
+    if not threads:
+        r.line(t("threads_empty"))
+    import datetime as dt
+
+    for th in threads:
+        when = dt.datetime.fromtimestamp(th.updated_at).strftime("%Y-%m-%d %H:%M")
+        r.line(f"{th.thread_id}\t{th.turns}\t{when}\t{th.title}")
+
+
+def _short(e: BaseException) -> str:
+    s = str(e).strip().splitlines()
+    return (s[0] if s else type(e).__name__)[:300]
+
+
+def _redact(text: str, secrets: list[str]) -> str:
+    for v in secrets:
+        text = text.replace(v, "***")
+    return text
+
+
+__all__ = ["Repl", "print_threads", "read_line", "json"]

@@ -1,0 +1,231 @@
+"""One chat thread: load its working context, run a turn, record what happened.
+
+The checkpointer's state is the working context (what the model may still
+see); it is replaced, not merged, at every turn start, so trimming and
+summarizing change what reaches the endpoint. The store's transcript keeps
+every message. Output is a stream of events; rendering is someone else's job.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator
+
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+from .agent import ContextMiddleware, RequestStats
+from .config import Settings
+from .context import count_turns, estimate_messages_tokens, fit_to_budget, split, text_of
+from .context.policy import ContextSettings, prepare
+from .context.summarize import SummaryPlan, apply_summary, chunk_turns, summarizer_request
+from .store import Store, TurnUsage
+
+SUMMARY_CHUNK_TOKENS = 6_000  # one summarizer request reads at most this much conversation
+
+
+# -- events ------------------------------------------------------------------
+@dataclass
+class Text:
+    delta: str
+
+
+@dataclass
+class ToolCall:
+    name: str
+    args: dict
+
+
+@dataclass
+class ToolResult:
+    name: str
+    content: str
+    error: bool
+
+
+@dataclass
+class Notice:
+    key: str
+    fmt: dict = field(default_factory=dict)
+    warning: bool = False
+
+
+@dataclass
+class TurnDone:
+    stats: RequestStats
+    turns_in_context: int
+    trimmed: int
+    summarized: bool
+    budget: int
+
+
+@dataclass
+class Refused:
+    key: str
+    fmt: dict
+
+
+Event = Text | ToolCall | ToolResult | Notice | TurnDone | Refused
+
+
+def _with_id(m: BaseMessage) -> BaseMessage:
+    if not m.id:
+        m.id = str(uuid.uuid4())
+    return m
+
+
+class ChatSession:
+    def __init__(self, settings: Settings, store: Store, agent: Any, mw: ContextMiddleware, summarizer: Any) -> None:
+        self.settings = settings
+        self.context: ContextSettings = settings.context
+        self.store = store
+        self.agent = agent
+        self.mw = mw
+        self.summarizer = summarizer  # chat model without tools
+        self.thread_id = ""
+        self.system_prompt = settings.system_prompt
+
+    # -- threads -------------------------------------------------------------
+    @property
+    def config(self) -> dict:
+        return {"configurable": {"thread_id": self.thread_id}}
+
+    async def open(self, thread_id: str | None) -> bool:
+        """Select a thread; returns True when it already existed."""
+        self.thread_id = thread_id or uuid.uuid4().hex
+        existed = await self.store.get_thread(self.thread_id) is not None
+        if not existed:
+            existed = bool(await self._state_messages())  # a thread from an older client
+        return existed
+
+    async def _state_messages(self) -> list[BaseMessage]:
+        snap = await self.agent.aget_state(self.config)
+        return list((snap.values or {}).get("messages", [])) if snap else []
+
+    async def load(self) -> list[BaseMessage]:
+        """The stored working context, with the transcript brought up to date."""
+        msgs = await self._state_messages()
+        if not msgs:
+            msgs = [SystemMessage(content=self.system_prompt, id=str(uuid.uuid4()))]
+        elif not isinstance(msgs[0], SystemMessage):
+            msgs = [SystemMessage(content=self.system_prompt, id=str(uuid.uuid4())), *msgs]
+        await self._record(msgs)
+        return msgs
+
+    async def _record(self, msgs: list[BaseMessage]) -> None:
+        """Append to the transcript every message it does not hold yet, in order."""
+        for m in msgs:
+            _with_id(m)
+        known = await self.store.known_ids(self.thread_id, [m.id for m in msgs if m.id])
+        new = [m for m in msgs if m.id not in known]
+        if new:
+            await self.store.append(self.thread_id, new)
+
+    # -- summaries -----------------------------------------------------------
+    async def summarize(self, plan: SummaryPlan, focus: str | None = None) -> str:
+        """Roll a summary over the planned turns, in chunks that fit one request."""
+        summary = plan.previous_summary
+        for chunk in chunk_turns(plan.to_summarize, SUMMARY_CHUNK_TOKENS):
+            reply = await self.summarizer.ainvoke(summarizer_request(summary, chunk, focus))
+            text = text_of(reply).strip()
+            if not text:
+                raise ValueError("empty summary")
+            summary = text
+        return summary or ""
+
+    # -- a turn --------------------------------------------------------------
+    async def turn(self, text: str, *, force_summary: bool = False, focus: str | None = None) -> AsyncIterator[Event]:
+        budget = self.settings.max_input_tokens
+        new = HumanMessage(content=text, id=str(uuid.uuid4()))
+        msgs = await self._state_messages()
+        system = msgs[0] if msgs and isinstance(msgs[0], SystemMessage) else SystemMessage(content=self.system_prompt)
+        alone = self.mw.tools_tokens + self.mw.calibration.scale(estimate_messages_tokens([system, new]))
+        if alone > budget:
+            yield Refused("too_long", {"tokens": alone, "budget": budget})
+            return
+
+        working = await self.load()
+        prepared = prepare(working, self.context, force_summary=force_summary)
+        summarized = False
+        if prepared.trimmed:
+            yield Notice("trimmed", {"keep": self.context.keep_turns})
+        context = prepared.messages
+        if prepared.plan is not None:
+            n = sum(1 for t in prepared.plan.to_summarize if t and isinstance(t[0], HumanMessage))
+            yield Notice("summarizing", {"n": n})
+            try:
+                summary = await self.summarize(prepared.plan, focus)
+                context = [_with_id(m) for m in apply_summary(prepared.plan, summary)]
+                summarized = True
+                yield Notice("summarized", {"n": n})
+            except Exception as e:  # noqa: BLE001 - the turn goes on unsummarized
+                yield Notice("summary_failed", {"err": _short(e)}, warning=True)
+
+        request, dropped = fit_to_budget(
+            [*context, new], budget, self.mw.tools_tokens, self.mw.calibration.ratio
+        )
+        if dropped:
+            yield Notice("budget_dropped", {"n": dropped})
+        self.mw.stats = RequestStats(dropped_turns=dropped)
+        payload = {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *request]}
+        async for mode, data in self.agent.astream(
+            payload, self.config, stream_mode=["messages", "updates"], durability="sync"
+        ):
+            for ev in _events(mode, data):
+                yield ev
+
+        final = await self._state_messages()
+        await self._record(final)
+        stats = self.mw.stats
+        info = await self.store.get_thread(self.thread_id)
+        await self.store.record_usage(
+            self.thread_id, TurnUsage(info.turns if info else 0, stats.input_total or None, stats.output_total or None, stats.estimated)
+        )
+        await self.store.prune_checkpoints(self.thread_id)
+        yield TurnDone(stats, count_turns(split(final).join()), prepared.trimmed + dropped, summarized, budget)
+
+    async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
+        """Summarize now (/compact): older turns fold into the pair, state replaced."""
+        prepared = prepare(await self.load(), self.context, force_summary=True)
+        if prepared.plan is None:
+            yield Notice("nothing_to_compact")
+            return
+        n = sum(1 for t in prepared.plan.to_summarize if t and isinstance(t[0], HumanMessage))
+        yield Notice("summarizing", {"n": n})
+        summary = await self.summarize(prepared.plan, focus)
+        context = [_with_id(m) for m in apply_summary(prepared.plan, summary)]
+        await self.agent.aupdate_state(
+            self.config, {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *context]}, as_node="model"
+        )
+        await self._record(context)
+        await self.store.prune_checkpoints(self.thread_id)
+        yield Notice("summarized", {"n": n})
+
+    async def current_summary(self) -> str | None:
+        s = split(await self._state_messages())
+        return text_of(s.pair[1]) if s.pair else None
+
+
+def _events(mode: str, data: Any) -> list[Event]:
+    out: list[Event] = []
+    if mode == "messages":
+        chunk, meta = data
+        if isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "model":
+            t = text_of(chunk)
+            if t:
+                out.append(Text(t))
+    elif mode == "updates" and isinstance(data, dict):
+        for node, update in data.items():
+            msgs = (update or {}).get("messages", []) if isinstance(update, dict) else []
+            for m in msgs:
+                if node == "model" and isinstance(m, AIMessage):
+                    out.extend(ToolCall(tc["name"], tc.get("args", {})) for tc in m.tool_calls)
+                elif node == "tools" and isinstance(m, ToolMessage):
+                    out.append(ToolResult(m.name or "", text_of(m), m.status == "error"))
+    return out
+
+
+def _short(e: BaseException) -> str:
+    s = str(e).strip().splitlines()
+    return (s[0] if s else type(e).__name__)[:200]

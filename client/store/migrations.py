@@ -1,0 +1,42 @@
+"""Ordered schema changes, each applied once and recorded (SQLite flavour)."""
+
+from __future__ import annotations
+
+MIGRATIONS: list[tuple[int, str, list[str]]] = [
+    (
+        1,
+        "threads, transcript, usage",
+        [
+            """CREATE TABLE IF NOT EXISTS threads (
+                thread_id TEXT PRIMARY KEY,
+                user_name TEXT NOT NULL DEFAULT '',
+                title TEXT NOT NULL DEFAULT '',
+                turns INTEGER NOT NULL DEFAULT 0,
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL
+            )""",
+            """CREATE TABLE IF NOT EXISTS messages (
+                thread_id TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                msg_id TEXT NOT NULL,
+                turn INTEGER NOT NULL DEFAULT 0,
+                data TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                PRIMARY KEY (thread_id, seq)
+            )""",
+            "CREATE UNIQUE INDEX IF NOT EXISTS messages_msg_id ON messages (thread_id, msg_id)",
+            """CREATE TABLE IF NOT EXISTS usage (
+                thread_id TEXT NOT NULL,
+                turn INTEGER NOT NULL,
+                input_tokens INTEGER,
+                output_tokens INTEGER,
+                estimated_tokens INTEGER,
+                created_at REAL NOT NULL
+            )""",
+            "CREATE INDEX IF NOT EXISTS usage_thread ON usage (thread_id, turn)",
+            "CREATE INDEX IF NOT EXISTS threads_updated ON threads (updated_at)",
+        ],
+    ),
+]
+
+LATEST = MIGRATIONS[-1][0]

@@ -1,0 +1,256 @@
+"""A local OpenAI-compatible chat-completions server that records every request.
+
+Real HTTP on 127.0.0.1, in a background thread. Tests assert on `requests`
+(the parsed JSON bodies the endpoint received), never on client internals.
+
+Answers, in order of precedence:
+1. `push(...)`-queued replies (dicts: {"text": ...} | {"tool_calls": [(name, args), ...]}
+   | {"status": 500, "body": {...}, "headers": {...}} | {"delay": s, ...} | {"cut": True, "text": ...}).
+2. Rules, so a scripted conversation needs no queue:
+   - no `tools` in the body and a system prompt mentioning 요약 -> a summary that
+     lists the first words of each user line it was given ("요약: ...").
+   - last message is a tool result -> "도구 결과 요약: <first 60 chars of it>".
+   - last user text with a directive:
+       "[tool:NAME {json args}]"  -> one call of NAME
+       "[parallel]"               -> two web_search calls at once
+       "검색" or "search"           -> web_search(query=<the text>)
+       "[slow:S]"                 -> answer after S seconds (streams slowly)
+       "[fail:CODE]"              -> HTTP CODE with an OpenAI-style error body
+   - otherwise -> "답변 N: <user text>" where N counts requests.
+Usage: prompt_tokens = characters of all message contents // 2 + 7 per message;
+completion_tokens = characters of the answer. Streaming (SSE) when asked, with a
+final usage chunk when `stream_options.include_usage` is set.
+
+Run alone: python -m tests.stubs.llm_stub --port 8011
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import threading
+import time
+import uuid
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def prompt_tokens_of(body: dict) -> int:
+    msgs = body.get("messages", [])
+    return sum(len(_content_text(m.get("content"))) for m in msgs) // 2 + 7 * len(msgs)
+
+
+class LLMStub:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.requests: list[dict] = []
+        self.headers: list[dict] = []
+        self.queue: deque[dict] = deque()
+        self.lock = threading.Lock()
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"
+
+            def log_message(self, *a: Any) -> None:  # quiet
+                pass
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    self._json(200, {"object": "list", "data": [{"id": "stub", "object": "model"}]})
+                else:
+                    self._json(404, {"error": {"message": "not found"}})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    self._json(400, {"error": {"message": "bad json"}})
+                    return
+                with stub.lock:
+                    stub.requests.append(body)
+                    stub.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    n = len(stub.requests)
+                    reply = stub.queue.popleft() if stub.queue else stub.rule(body, n)
+                stub.respond(self, body, reply)
+
+            def _json(self, status: int, obj: dict, headers: dict | None = None) -> None:
+                data = json.dumps(obj, ensure_ascii=False).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, str(v))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.Handler = Handler
+        self.server = ThreadingHTTPServer((host, port), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.base_url = f"http://{host}:{self.port}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    # -- lifecycle ---------------------------------------------------------
+    def start(self) -> "LLMStub":
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self) -> "LLMStub":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    # -- scripting ---------------------------------------------------------
+    def push(self, *replies: dict) -> None:
+        with self.lock:
+            self.queue.extend(replies)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.requests.clear()
+            self.headers.clear()
+            self.queue.clear()
+
+    def chat_requests(self) -> list[dict]:
+        """Requests that carried tools (agent turns), in order."""
+        return [r for r in self.requests if r.get("tools")]
+
+    def plain_requests(self) -> list[dict]:
+        """Requests without tools (summaries, memory)."""
+        return [r for r in self.requests if not r.get("tools")]
+
+    # -- behaviour ---------------------------------------------------------
+    def rule(self, body: dict, n: int) -> dict:
+        msgs = body.get("messages", [])
+        system = _content_text(msgs[0].get("content")) if msgs and msgs[0].get("role") == "system" else ""
+        last = msgs[-1] if msgs else {}
+        if not body.get("tools") and "요약" in system:
+            users = [
+                line.split(":", 1)[1].strip()[:20]
+                for m in msgs[1:]
+                for line in _content_text(m.get("content")).splitlines()
+                if line.startswith("사용자:")
+            ]
+            prev = re.search(r"\[이전 요약\]\n(.*?)\n\n", _content_text(last.get("content")), re.S)
+            head = (prev.group(1) + " / ") if prev else ""
+            return {"text": f"요약: {head}" + "; ".join(users)}
+        if last.get("role") == "tool":
+            return {"text": "도구 결과 요약: " + _content_text(last.get("content"))[:60]}
+        text = _content_text(last.get("content"))
+        m = re.search(r"\[fail:(\d{3})\]", text)
+        if m:
+            return {"status": int(m.group(1)), "body": {"error": {"message": "stub failure"}}}
+        delay = 0.0
+        m = re.search(r"\[slow:([\d.]+)\]", text)
+        if m:
+            delay = float(m.group(1))
+        if body.get("tools"):
+            m = re.search(r"\[tool:(\S+) (\{.*?\})\]", text)
+            if m:
+                return {"tool_calls": [(m.group(1), json.loads(m.group(2)))], "delay": delay}
+            if "[parallel]" in text:
+                return {"tool_calls": [("web_search", {"query": "첫째"}), ("web_search", {"query": "둘째"})]}
+            if "검색" in text or "search" in text.lower():
+                return {"tool_calls": [("web_search", {"query": text[:50]})], "delay": delay}
+        return {"text": f"답변 {n}: {text}", "delay": delay}
+
+    def respond(self, h: BaseHTTPRequestHandler, body: dict, reply: dict) -> None:
+        if reply.get("delay") and not body.get("stream"):
+            time.sleep(reply["delay"])
+        if "status" in reply:
+            h._json(reply["status"], reply.get("body", {}), reply.get("headers"))  # type: ignore[attr-defined]
+            return
+        text = reply.get("text", "")
+        calls = [
+            {
+                "id": f"call_{uuid.uuid4().hex[:12]}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)},
+            }
+            for name, args in reply.get("tool_calls", [])
+        ]
+        usage = {
+            "prompt_tokens": prompt_tokens_of(body),
+            "completion_tokens": len(text) + 5 * len(calls),
+        }
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        cid = f"chatcmpl-{uuid.uuid4().hex[:10]}"
+        model = body.get("model", "stub")
+        if not body.get("stream"):
+            msg: dict[str, Any] = {"role": "assistant", "content": text}
+            if calls:
+                msg["tool_calls"] = calls
+            h._json(200, {  # type: ignore[attr-defined]
+                "id": cid, "object": "chat.completion", "created": int(time.time()), "model": model,
+                "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if calls else "stop"}],
+                "usage": usage,
+            })
+            return
+        h.send_response(200)
+        h.send_header("Content-Type", "text/event-stream")
+        h.send_header("Connection", "close")
+        h.end_headers()
+
+        def send(delta: dict, finish: str | None = None, extra: dict | None = None) -> None:
+            chunk = {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()),
+                     "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            if extra:
+                chunk.update(extra)
+            h.wfile.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
+            h.wfile.flush()
+
+        try:
+            send({"role": "assistant", "content": ""})
+            pieces = [text[i : i + 8] for i in range(0, len(text), 8)] or [""]
+            step = (reply.get("delay") or 0) / max(1, len(pieces))
+            for i, p in enumerate(pieces):
+                if reply.get("cut") and i == len(pieces) // 2:
+                    return  # connection dropped mid-answer
+                if step:
+                    time.sleep(step)
+                if p:
+                    send({"content": p})
+            for i, c in enumerate(calls):
+                send({"tool_calls": [{"index": i, **c}]})
+            send({}, "tool_calls" if calls else "stop")
+            if (body.get("stream_options") or {}).get("include_usage"):
+                h.wfile.write(("data: " + json.dumps({"id": cid, "object": "chat.completion.chunk",
+                              "created": int(time.time()), "model": model, "choices": [],
+                              "usage": usage}) + "\n\n").encode())
+            h.wfile.write(b"data: [DONE]\n\n")
+            h.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, default=8011)
+    args = ap.parse_args()
+    stub = LLMStub(port=args.port)
+    print(f"LLM stub on {stub.base_url}", flush=True)
+    try:
+        stub.server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
