@@ -8,7 +8,7 @@ from typing import Any, Awaitable, Callable
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_naver import ChatClovaX
@@ -91,11 +91,40 @@ class ContextMiddleware(AgentMiddleware):
         return response
 
 
+def flatten_content(content: Any) -> str:
+    """Tool results as plain text: what every OpenAI-compatible endpoint accepts."""
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content if isinstance(content, list) else [content]:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif isinstance(block, dict):
+            kind = block.get("type", "data")
+            mime = block.get("mime_type") or block.get("mimeType") or ""
+            parts.append(f"[{kind} {mime}]".replace(" ]", "]"))
+        else:
+            parts.append(str(block))
+    return "\n".join(p for p in parts if p)
+
+
+class ToolResultText(AgentMiddleware):
+    """Every tool result reaches the model as one text string."""
+
+    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        result = await handler(request)
+        if isinstance(result, ToolMessage) and not isinstance(result.content, str):
+            result.content = flatten_content(result.content)
+        return result
+
+
 def tool_schemas(tools: list[BaseTool]) -> list[dict[str, Any]]:
     return [convert_to_openai_tool(t) for t in tools]
 
 
 def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, budget: int) -> tuple[Any, ContextMiddleware]:
     mw = ContextMiddleware(budget=budget, tools_tokens=estimate_tools_tokens(tool_schemas(tools)))
-    agent = create_agent(model, tools, checkpointer=checkpointer, middleware=[mw])
+    agent = create_agent(model, tools, checkpointer=checkpointer, middleware=[mw, ToolResultText()])
     return agent, mw

@@ -66,13 +66,18 @@ class SqliteStore(Store):
         self = cls(path)
         try:
             self.conn = await aiosqlite.connect(path, timeout=30)
-            await self.conn.execute("PRAGMA busy_timeout=30000")
+            await self._run("PRAGMA busy_timeout=30000")
             self.checkpointer = AsyncSqliteSaver(self.conn)
             await self.setup()
         except sqlite3.DatabaseError as e:
             await self.close()
             raise StoreError("db_error", path=path, detail=str(e)) from None
         return self
+
+    async def _run(self, sql: str, params: Sequence = ()) -> int:
+        """Execute one statement and close its cursor (open cursors block VACUUM)."""
+        async with self.db.execute(sql, params) as cur:
+            return cur.rowcount
 
     @property
     def db(self) -> aiosqlite.Connection:
@@ -82,8 +87,8 @@ class SqliteStore(Store):
     async def setup(self) -> None:
         await self.checkpointer.setup()  # also switches the file to WAL
         async with self.checkpointer.lock:
-            await self.db.execute("PRAGMA synchronous=NORMAL")
-            await self.db.execute(
+            await self._run("PRAGMA synchronous=NORMAL")
+            await self._run(
                 "CREATE TABLE IF NOT EXISTS schema_migrations "
                 "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
             )
@@ -93,8 +98,8 @@ class SqliteStore(Store):
                 if version in done:
                     continue
                 for sql in statements:
-                    await self.db.execute(sql)
-                await self.db.execute(
+                    await self._run(sql)
+                await self._run(
                     "INSERT INTO schema_migrations VALUES (?, ?, ?)", (version, name, time.time())
                 )
             await self.db.commit()
@@ -119,7 +124,7 @@ class SqliteStore(Store):
     async def create_thread(self, thread_id: str, user_name: str) -> ThreadInfo:
         now = time.time()
         async with self.checkpointer.lock:
-            await self.db.execute(
+            await self._run(
                 "INSERT OR IGNORE INTO threads VALUES (?, ?, '', 0, ?, ?)", (thread_id, user_name, now, now)
             )
             await self.db.commit()
@@ -135,7 +140,7 @@ class SqliteStore(Store):
 
     async def set_title(self, thread_id: str, title: str) -> None:
         async with self.checkpointer.lock:
-            await self.db.execute("UPDATE threads SET title=? WHERE thread_id=?", (title, thread_id))
+            await self._run("UPDATE threads SET title=? WHERE thread_id=?", (title, thread_id))
             await self.db.commit()
 
     async def known_ids(self, thread_id: str, ids: Sequence[str]) -> set[str]:
@@ -168,8 +173,9 @@ class SqliteStore(Store):
                         title = " ".join(text_of(m).split())[:TITLE_CHARS]
                 seq += 1
                 rows.append((thread_id, seq, m.id, turns, codec.encode(m), now))
-            await self.db.executemany("INSERT OR IGNORE INTO messages VALUES (?, ?, ?, ?, ?, ?)", rows)
-            await self.db.execute(
+            cur = await self.db.executemany("INSERT OR IGNORE INTO messages VALUES (?, ?, ?, ?, ?, ?)", rows)
+            await cur.close()
+            await self._run(
                 "INSERT INTO threads VALUES (?, '', ?, ?, ?, ?) ON CONFLICT(thread_id) DO UPDATE "
                 "SET turns=excluded.turns, title=excluded.title, updated_at=excluded.updated_at",
                 (thread_id, title, turns, now, now),
@@ -185,7 +191,7 @@ class SqliteStore(Store):
 
     async def record_usage(self, thread_id: str, usage: TurnUsage) -> None:
         async with self.checkpointer.lock:
-            await self.db.execute(
+            await self._run(
                 "INSERT INTO usage VALUES (?, ?, ?, ?, ?, ?)",
                 (thread_id, usage.turn, usage.input_tokens, usage.output_tokens, usage.estimated_tokens, time.time()),
             )
@@ -208,10 +214,9 @@ class SqliteStore(Store):
                 return 0
             removed = 0
             for table in ("checkpoints", "writes"):
-                cur = await self.db.execute(
+                removed += await self._run(
                     f"DELETE FROM {table} WHERE thread_id=? AND checkpoint_id<?", (thread_id, latest)
                 )
-                removed += cur.rowcount
             await self.db.commit()
         return removed
 
@@ -220,12 +225,12 @@ class SqliteStore(Store):
         await self.checkpointer.adelete_thread(thread_id)
         async with self.checkpointer.lock:
             for table in ("messages", "usage", "threads"):
-                await self.db.execute(f"DELETE FROM {table} WHERE thread_id=?", (thread_id,))
+                await self._run(f"DELETE FROM {table} WHERE thread_id=?", (thread_id,))
             await self.db.commit()
         return existed
 
     async def vacuum(self) -> None:
         """Give freed pages back to the file system (run after `delete`)."""
         async with self.checkpointer.lock:
-            await self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            await self.db.execute("VACUUM")
+            await self._run("PRAGMA wal_checkpoint(TRUNCATE)")
+            await self._run("VACUUM")

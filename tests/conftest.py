@@ -1,0 +1,91 @@
+"""Shared fixtures: the recording model stub, the Naver stub, a client runner."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.stubs.llm_stub import LLMStub
+from tests.stubs.naver_stub import NaverStub
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_KEY = "sk-test-CLOVA-key-123456"
+
+
+@pytest.fixture
+def llm() -> Iterator[LLMStub]:
+    with LLMStub() as stub:
+        yield stub
+
+
+@pytest.fixture
+def naver() -> Iterator[NaverStub]:
+    with NaverStub() as stub:
+        yield stub
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+class ChatRunner:
+    """Runs the real `mcp-chat` in a subprocess against the stubs."""
+
+    def __init__(self, tmp: Path, llm: LLMStub, naver: NaverStub) -> None:
+        self.tmp = tmp
+        self.db = str(tmp / "chat.db")
+        self.env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(tmp),
+            "PYTHONPATH": str(ROOT),
+            "CLOVA_STUDIO_API_KEY": TEST_KEY,
+            "CLOVA_STUDIO_BASE_URL": llm.base_url,
+            "NAVER_CLIENT_ID": naver.client_id,
+            "NAVER_CLIENT_SECRET": naver.client_secret,
+            "NAVER_API_BASE_URL": naver.base_url,
+            "PYTHONUNBUFFERED": "1",
+        }
+
+    def __call__(self, *args: str, input: str = "", env: dict | None = None, db: bool = True,
+                 timeout: float = 90) -> Result:
+        argv = [sys.executable, "-m", "client", *args]
+        if db and "--db" not in args:
+            argv += ["--db", self.db]
+        full_env = {**self.env, **(env or {})}
+        full_env = {k: v for k, v in full_env.items() if v is not None}
+        p = subprocess.run(argv, input=input.encode(), capture_output=True, cwd=self.tmp,
+                           env=full_env, timeout=timeout)
+        return Result(p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
+
+    def sub(self, *args: str) -> Result:
+        """A non-chat subcommand (threads/export/delete) with --db."""
+        return self(*args, "--db", self.db, db=False)
+
+
+@pytest.fixture
+def chat(tmp_path: Path, llm: LLMStub, naver: NaverStub) -> ChatRunner:
+    return ChatRunner(tmp_path, llm, naver)
+
+
+def thread_id_of(out: str) -> str:
+    for line in out.splitlines():
+        if "현재 세션 ID:" in line:
+            return line.split(":", 1)[1].strip()
+    raise AssertionError(f"no session id in output:\n{out}")
+
+
+def roles(req: dict) -> list[str]:
+    return [m["role"] for m in req["messages"]]
+
+
+def user_texts(req: dict) -> list[str]:
+    return [m["content"] for m in req["messages"] if m["role"] == "user"]

@@ -1,0 +1,167 @@
+"""The client end to end: real process, real MCP server over stdio, stubs on loopback.
+
+Assertions are on what the model endpoint received (request bodies).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from tests.conftest import TEST_KEY, roles, thread_id_of, user_texts
+
+ALLOWED_MESSAGE_KEYS = {"role", "content", "tool_calls", "tool_call_id", "name"}
+
+
+def test_new_thread_system_once_first(chat, llm):
+    r = chat("--new", input="안녕하세요\n두 번째 질문\n")
+    assert r.code == 0, r.err
+    assert "현재 세션 ID:" in r.out
+    reqs = llm.chat_requests()
+    assert len(reqs) == 2
+    for req in reqs:
+        assert roles(req)[0] == "system"
+        assert roles(req).count("system") == 1
+    assert user_texts(reqs[1]) == ["안녕하세요", "두 번째 질문"]
+    assert roles(reqs[1]) == ["system", "user", "assistant", "user"]
+
+
+def test_resume_after_exit_carries_earlier_turns(chat, llm):
+    r1 = chat("--new", input="첫 질문\n종료\n")
+    tid = thread_id_of(r1.out)
+    r2 = chat("--thread", tid, input="이어서 질문\n")
+    assert r2.code == 0, r2.err
+    assert f"현재 세션 ID: {tid}" in r2.out
+    last = llm.chat_requests()[-1]
+    assert roles(last) == ["system", "user", "assistant", "user"]  # system stored once, not re-added
+    assert user_texts(last) == ["첫 질문", "이어서 질문"]
+
+
+def test_two_threads_never_see_each_other(chat, llm):
+    a = thread_id_of(chat("--thread", "thread-a", input="사과는 빨갛다\n").out)
+    chat("--thread", "thread-b", input="바나나는 노랗다\n")
+    chat("--thread", a, input="무슨 과일?\n")
+    reqs = llm.chat_requests()
+    b_req = reqs[1]
+    assert not any("사과" in u for u in user_texts(b_req))
+    assert not any("바나나" in u for u in user_texts(reqs[2]))
+    assert user_texts(reqs[2]) == ["사과는 빨갛다", "무슨 과일?"]
+
+
+def test_tool_turn_stored_and_replayed_in_order(chat, llm, naver):
+    r = chat("--thread", "tools", input="서울 맛집 검색해줘\n고마워\n")
+    assert r.code == 0, r.err
+    assert "[도구 선택]: web_search" in r.out
+    assert "[도구 호출]:" in r.out and "[도구 응답]:" in r.out
+    assert naver.requests and naver.requests[0]["path"] == "/v1/search/webkr.json"
+    reqs = llm.chat_requests()
+    # turn 1: call, then a second request carrying the tool result
+    assert roles(reqs[1]) == ["system", "user", "assistant", "tool"]
+    call = reqs[1]["messages"][2]["tool_calls"][0]
+    assert call["function"]["name"] == "web_search"
+    assert reqs[1]["messages"][3]["tool_call_id"] == call["id"]
+    assert "서울 맛집" in reqs[1]["messages"][3]["content"]
+    # turn 2 replays the whole tool turn in order
+    assert roles(reqs[2]) == ["system", "user", "assistant", "tool", "assistant", "user"]
+    for req in reqs:
+        for m in req["messages"]:
+            assert set(m) <= ALLOWED_MESSAGE_KEYS, m  # no synthetic/extra fields on the wire
+
+
+def test_piped_output_is_plain_and_blank_lines_send_nothing(chat, llm):
+    r = chat("--new", input="\n   \n하나\n\n둘\n")
+    assert r.code == 0
+    assert "\x1b" not in r.out + r.err
+    assert [user_texts(q)[-1] for q in llm.chat_requests()] == ["하나", "둘"]
+
+
+def test_exit_words_end_cleanly(chat, llm):
+    for word in ("종료", "exit", "quit"):
+        llm.clear()
+        r = chat("--new", input=f"하나\n{word}\n보내면 안 됨\n")
+        assert r.code == 0, r.err
+        assert len(llm.chat_requests()) == 1
+        assert "대화를 종료합니다" in r.out
+
+
+def test_session_prompt_when_no_thread_option(chat, llm):
+    r = chat(input="\n안녕\n")
+    assert "세션 ID를 입력하세요(새 세션 시작은 Enter):" in r.out
+    assert thread_id_of(r.out)
+    r = chat(input="my-thread\n안녕\n")
+    assert thread_id_of(r.out) == "my-thread"
+
+
+def test_missing_key_exits_2_with_one_line(chat, llm):
+    r = chat("--new", input="안녕\n", env={"CLOVA_STUDIO_API_KEY": None})
+    assert r.code == 2
+    assert "CLOVA_STUDIO_API_KEY" in r.err
+    assert "Traceback" not in r.err
+    assert len(r.err.strip().splitlines()) == 1
+    assert llm.requests == []
+
+
+def test_alternate_key_variable_is_accepted(chat, llm):
+    r = chat("--new", input="안녕\n", env={"CLOVA_STUDIO_API_KEY": None, "CLOVASTUDIO_API_KEY": "alt-key-999"})
+    assert r.code == 0, r.err
+    assert llm.headers[-1]["authorization"] == "Bearer alt-key-999"
+
+
+def test_threads_export_delete(chat, llm):
+    chat("--thread", "keep-me", input="첫째 메시지\n서울 검색\n")
+    chat("--thread", "drop-me", input="지울 대화\n")
+    r = chat.sub("threads")
+    assert r.code == 0
+    lines = {ln.split("\t")[0]: ln.split("\t") for ln in r.out.strip().splitlines()}
+    assert lines["keep-me"][1] == "2" and lines["keep-me"][3] == "첫째 메시지"
+    md = chat.sub("export", "keep-me").out
+    assert "첫째 메시지" in md and "서울 검색" in md and "web_search" in md
+    doc = json.loads(chat.sub("export", "keep-me", "--format", "json").out)
+    assert [m["content"] for m in doc["messages"] if m["role"] == "user"] == ["첫째 메시지", "서울 검색"]
+    assert [m["role"] for m in doc["messages"]] == ["system", "user", "assistant", "user", "assistant", "tool", "assistant"]
+    r = chat.sub("delete", "drop-me")
+    assert r.code == 0
+    con = sqlite3.connect(chat.db)
+    for table in ("threads", "messages", "usage", "checkpoints", "writes"):
+        assert con.execute(f"SELECT count(*) FROM {table} WHERE thread_id='drop-me'").fetchone()[0] == 0, table
+        if table != "writes":
+            assert con.execute(f"SELECT count(*) FROM {table} WHERE thread_id='keep-me'").fetchone()[0] > 0, table
+    assert chat.sub("delete", "drop-me").code == 1  # already gone: clear error
+    assert chat.sub("export", "nope").code == 1
+
+
+def test_key_never_stored_or_printed(chat, llm):
+    r = chat("--thread", "secret-check", input="서울 검색\n")
+    blob = Path(chat.db).read_bytes()
+    for wal in Path(chat.db).parent.glob("chat.db*"):
+        blob += wal.read_bytes()
+    assert TEST_KEY.encode() not in blob
+    assert TEST_KEY not in r.out + r.err
+    assert chat.sub("export", "secret-check", "--format", "json").out.count(TEST_KEY) == 0
+
+
+def test_not_a_database_is_left_untouched(chat, llm, tmp_path):
+    bad = tmp_path / "notes.txt"
+    bad.write_bytes(b"this is not sqlite\n" * 10)
+    before = bad.read_bytes()
+    r = chat("--new", "--db", str(bad), input="안녕\n", db=False)
+    assert r.code == 1
+    assert "SQLite" in r.err and "Traceback" not in r.err
+    assert bad.read_bytes() == before
+    assert llm.requests == []
+
+
+def test_init_db_is_idempotent(chat, tmp_path):
+    import subprocess
+    import sys
+
+    db = tmp_path / "init.db"
+    for _ in range(2):
+        p = subprocess.run([sys.executable, "init_db.py", "--db", str(db)], cwd=Path(__file__).parents[2],
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+    con = sqlite3.connect(db)
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"checkpoints", "writes", "threads", "messages", "usage", "schema_migrations"} <= tables
+    assert (db.stat().st_mode & 0o777) == 0o600
