@@ -17,7 +17,8 @@ Answers, in order of precedence:
        "[slow:S]"                 -> answer after S seconds (streams slowly)
        "[fail:CODE]"              -> HTTP CODE with an OpenAI-style error body
    - otherwise -> "답변 N: <user text>" where N counts requests.
-Usage: prompt_tokens = characters of all message contents // 2 + 7 per message;
+Usage: prompt_tokens = characters of all message contents // 2 + 7 per message
++ characters of the tools JSON // 4;
 completion_tokens = characters of the answer. Streaming (SSE) when asked, with a
 final usage chunk when `stream_options.include_usage` is set.
 
@@ -47,7 +48,8 @@ def _content_text(content: Any) -> str:
 
 def prompt_tokens_of(body: dict) -> int:
     msgs = body.get("messages", [])
-    return sum(len(_content_text(m.get("content"))) for m in msgs) // 2 + 7 * len(msgs)
+    tools = len(json.dumps(body.get("tools", []), ensure_ascii=False)) // 4
+    return sum(len(_content_text(m.get("content"))) for m in msgs) // 2 + 7 * len(msgs) + tools
 
 
 class LLMStub:

@@ -1,0 +1,160 @@
+"""Context policies, proven on the wire: what the recording endpoint received."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import roles, user_texts
+
+SUMMARY_REQ = "지금까지의 대화를 요약해 주세요."
+
+
+def lines(n: int, start: int = 1) -> str:
+    return "".join(f"질문 {i}\n" for i in range(start, start + n))
+
+
+def real_users(req: dict) -> list[str]:
+    return [u for u in user_texts(req) if u != SUMMARY_REQ]
+
+
+def test_none_sends_everything(chat, llm):
+    chat("--new", "--context", "none", input=lines(8))
+    last = llm.chat_requests()[-1]
+    assert real_users(last) == [f"질문 {i}" for i in range(1, 9)]
+
+
+def test_trim_by_turn_on_the_wire(chat, llm):
+    r = chat("--new", "--context", "trim", "--max-turns", "5", input=lines(7))
+    assert r.code == 0, r.err
+    reqs = llm.chat_requests()
+    assert real_users(reqs[5]) == [f"질문 {i}" for i in range(1, 7)]  # 6th: all 5 earlier turns
+    assert real_users(reqs[6]) == [f"질문 {i}" for i in range(2, 8)]  # 7th: turns 2-6 + 7th
+    assert roles(reqs[6])[0] == "system" and roles(reqs[6]).count("system") == 1
+    assert "5턴을 초과하여서 트리밍을 수행합니다." in r.out
+
+
+def test_trim_applies_to_the_call_after_a_tool_result(chat, llm):
+    text = lines(6) + "마지막으로 날씨 검색\n"
+    chat("--new", "--context", "trim", "--max-turns", "5", input=text)
+    reqs = llm.chat_requests()
+    assert len(reqs) == 8  # 6 plain turns + a tool turn with two model calls
+    for req in reqs[6:]:
+        assert real_users(req) == [f"질문 {i}" for i in range(2, 7)] + ["마지막으로 날씨 검색"]
+    assert roles(reqs[7])[-2:] == ["assistant", "tool"]
+
+
+def test_trim_keeps_tool_pairs_together(chat, llm):
+    text = "처음에 검색\n" + lines(6)
+    chat("--new", "--context", "trim", "--max-turns", "5", input=text)
+    for req in llm.chat_requests():
+        msgs = req["messages"]
+        for i, m in enumerate(msgs):
+            if m["role"] == "tool":
+                assert msgs[i - 1]["role"] in ("assistant", "tool")
+                ids = [c["id"] for j in range(i - 1, -1, -1) if msgs[j]["role"] == "assistant"
+                       for c in msgs[j].get("tool_calls", [])][:5]
+                assert m["tool_call_id"] in ids
+            if m.get("tool_calls"):
+                assert msgs[i + 1]["role"] == "tool"
+    last = llm.chat_requests()[-1]
+    assert "tool" not in roles(last)  # the tool turn was trimmed away whole
+
+
+def test_summarize_n5_m2_rolls_forward(chat, llm):
+    r = chat("--thread", "sum", "--context", "summarize", "--summary-after", "5", "--max-turns", "2",
+             input=lines(11))
+    assert r.code == 0, r.err
+    chat_reqs = llm.chat_requests()
+    plain = llm.plain_requests()
+    assert len(chat_reqs) == 11
+    assert len(plain) == 2  # the 7th and the 11th message trigger a summary
+    # the summary request is its own plain completion, without tools
+    assert "tools" not in plain[0] and "tools" not in plain[1]
+    first_input = plain[0]["messages"][-1]["content"]
+    for i in (1, 2, 3, 4):
+        assert f"질문 {i}" in first_input
+    for i in (5, 6):
+        assert f"질문 {i}" not in first_input
+    # 7th request: system, pair, turns 5-6, the 7th message
+    r7 = chat_reqs[6]
+    assert roles(r7) == ["system", "user", "assistant", "user", "assistant", "user", "assistant", "user"]
+    assert r7["messages"][1]["content"] == SUMMARY_REQ
+    summary1 = r7["messages"][2]["content"]
+    assert summary1.startswith("요약:")
+    assert real_users(r7) == ["질문 5", "질문 6", "질문 7"]
+    # 8th-10th: the pair plus turns since, no re-summarizing
+    assert real_users(chat_reqs[9]) == ["질문 5", "질문 6", "질문 7", "질문 8", "질문 9", "질문 10"]
+    # 11th: a new summary covers the first one and turns 5-8
+    second_input = plain[1]["messages"][-1]["content"]
+    assert summary1 in second_input
+    for i in (5, 6, 7, 8):
+        assert f"질문 {i}" in second_input
+    for i in (9, 10):
+        assert f"질문 {i}" not in second_input
+    r11 = chat_reqs[10]
+    assert [m["content"] for m in r11["messages"]].count(SUMMARY_REQ) == 1
+    assert real_users(r11) == ["질문 9", "질문 10", "질문 11"]
+    # every real message is still stored and exportable
+    doc = json.loads(chat.sub("export", "sum", "--format", "json").out)
+    stored = [m["content"] for m in doc["messages"] if m["role"] == "user" and not m.get("synthetic")]
+    assert stored == [f"질문 {i}" for i in range(1, 12)]
+
+
+def test_resumed_process_starts_at_the_last_summary(chat, llm):
+    args = ("--thread", "hyd", "--context", "summarize", "--summary-after", "5", "--max-turns", "2")
+    chat(*args, input=lines(7))
+    llm.clear()
+    r = chat(*args, input="질문 8\n")
+    assert r.code == 0, r.err
+    req = llm.chat_requests()[0]
+    contents = [m["content"] for m in req["messages"]]
+    assert contents.count(SUMMARY_REQ) == 1
+    assert real_users(req) == ["질문 5", "질문 6", "질문 7", "질문 8"]
+    assert not any(f"질문 {i}" == c for c in contents for i in (1, 2, 3, 4))
+
+
+def test_resume_with_trim_policy_after_summary(chat, llm):
+    """Switching policy on resume still never re-sends what the summary covers."""
+    chat("--thread", "mix", "--context", "summarize", input=lines(7))
+    llm.clear()
+    chat("--thread", "mix", "--context", "none", input="질문 8\n")
+    req = llm.chat_requests()[0]
+    assert real_users(req) == ["질문 5", "질문 6", "질문 7", "질문 8"]
+
+
+def test_summarizer_failure_keeps_history_and_retries_next_turn(chat, llm):
+    llm.push(*[{"text": f"답 {i}"} for i in range(1, 7)])
+    llm.push({"status": 500, "body": {"error": {"message": "boom"}}})  # the summary request fails
+    llm.push({"status": 500, "body": {"error": {"message": "boom"}}})  # (client retries once)
+    llm.push({"status": 500, "body": {"error": {"message": "boom"}}})
+    r = chat("--thread", "fail", "--context", "summarize", input=lines(8))
+    assert r.code == 0, r.err
+    assert "경고: 요약 요청이 실패" in r.out + r.err
+    chat_reqs = llm.chat_requests()
+    r7 = chat_reqs[6]
+    assert SUMMARY_REQ not in [m["content"] for m in r7["messages"]]
+    assert real_users(r7) == [f"질문 {i}" for i in range(1, 8)]  # unsummarized, nothing replaced by an error
+    r8 = chat_reqs[7]
+    assert [m["content"] for m in r8["messages"]].count(SUMMARY_REQ) == 1  # next turn tried again
+    assert real_users(r8) == ["질문 6", "질문 7", "질문 8"]
+    assert "boom" not in r8["messages"][2]["content"]
+
+
+def test_message_over_budget_is_refused_not_sent_not_stored(chat, llm):
+    big = "가" * 4000
+    r = chat("--thread", "budget", "--max-input-tokens", "3000", input=f"{big}\n짧은 질문\n{big}\n다음 질문\n")
+    assert r.code == 0, r.err
+    assert (r.out + r.err).count("메시지가 너무 깁니다") == 2
+    assert all(big not in u for q in llm.requests for u in user_texts(q))
+    doc = json.loads(chat.sub("export", "budget", "--format", "json").out)
+    assert [m["content"] for m in doc["messages"] if m["role"] == "user"] == ["짧은 질문", "다음 질문"]
+
+
+def test_budget_drops_oldest_turns_from_the_request(chat, llm):
+    long_lines = "".join(f"질문 {i} " + "나" * 300 + "\n" for i in range(1, 9))
+    chat("--new", "--context", "none", "--max-input-tokens", "2600", input=long_lines)
+    last = llm.chat_requests()[-1]
+    kept = real_users(last)
+    assert kept[-1].startswith("질문 8")
+    assert len(kept) < 8  # oldest turns left out to fit the budget
+    assert roles(last)[0] == "system"
