@@ -47,10 +47,12 @@ def prepare(
 ) -> Prepared:
     """Apply the policy to completed turns (the new user message is not included)."""
     msgs = hydrate(messages)
+    if force_summary:  # /compact, under any strategy
+        keep = settings.max_turns if settings.max_turns is not None else DEFAULT_MAX_TURNS["summarize"]
+        return Prepared(msgs, plan=plan_summary(msgs, settings.summary_after, keep, force=True))
     if settings.strategy == "trim":
         kept, dropped = trim_turns(msgs, settings.keep_turns)
         return Prepared(kept, trimmed=dropped)
-    if settings.strategy == "summarize" or force_summary:
-        plan = plan_summary(msgs, settings.summary_after, settings.keep_turns, force=force_summary)
-        return Prepared(msgs, plan=plan)
+    if settings.strategy == "summarize":
+        return Prepared(msgs, plan=plan_summary(msgs, settings.summary_after, settings.keep_turns))
     return Prepared(msgs)

@@ -106,10 +106,10 @@ def split(messages: Sequence[BaseMessage]) -> Split:
     for m in msgs:
         if is_turn_start(m):
             s.turns.append([m])
+        elif isinstance(m, HumanMessage) or (isinstance(m, AIMessage) and is_synthetic(m)):
+            continue  # a summary request without its summary (crash, failed summarizer)
         elif s.turns:
             s.turns[-1].append(m)
-        elif isinstance(m, HumanMessage) or (isinstance(m, AIMessage) and is_synthetic(m)):
-            continue  # stray synthetic message without its partner
         else:
             s.preamble.append(m)
     return s

@@ -53,7 +53,8 @@ def prompt_tokens_of(body: dict) -> int:
 
 
 class LLMStub:
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, answer_chars: int = 0) -> None:
+        self.answer_chars = answer_chars  # pad plain answers to this length (benchmarks)
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.queue: deque[dict] = deque()
@@ -171,7 +172,11 @@ class LLMStub:
                 return {"tool_calls": [("web_search", {"query": "첫째"}), ("web_search", {"query": "둘째"})]}
             if "검색" in text or "search" in text.lower():
                 return {"tool_calls": [("web_search", {"query": text[:50]})], "delay": delay}
-        return {"text": f"답변 {n}: {text}", "delay": delay}
+        answer = f"답변 {n}: {text}"
+        if len(answer) < self.answer_chars:
+            filler = " 자세한 설명을 이어서 드리면 다음과 같습니다."
+            answer += (filler * (self.answer_chars // len(filler) + 1))[: self.answer_chars - len(answer)]
+        return {"text": answer, "delay": delay}
 
     def respond(self, h: BaseHTTPRequestHandler, body: dict, reply: dict) -> None:
         if reply.get("delay") and not body.get("stream"):
