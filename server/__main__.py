@@ -1,0 +1,123 @@
+"""`mcp-search-server` / `python -m server`: run the Naver Search MCP server.
+
+    mcp-search-server [--transport streamable-http|stdio] [--host 127.0.0.1] [--port 8000]
+                      [--stateless] [--log-level LEVEL]
+
+A `.env` in the current directory is loaded first; real environment variables win.
+Logs go to stderr only (on stdio, stdout carries nothing but the protocol).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+
+import anyio
+
+LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="mcp-search-server",
+        description="Naver Search MCP server (tools: web_search, news_search, blog_search).",
+    )
+    parser.add_argument(
+        "--transport",
+        choices=("streamable-http", "stdio"),
+        default="streamable-http",
+        help="transport (default: streamable-http, endpoint http://HOST:PORT/mcp)",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP port (default: 8000)")
+    parser.add_argument(
+        "--stateless",
+        action="store_true",
+        help="stateless streamable HTTP with plain JSON responses (no session affinity needed)",
+    )
+    parser.add_argument(
+        "--log-level",
+        type=str.upper,
+        choices=LEVELS,
+        default=None,
+        help="log level on stderr (default: INFO for HTTP, WARNING for stdio)",
+    )
+    args = parser.parse_args(argv)
+    if args.log_level is None:
+        args.log_level = "WARNING" if args.transport == "stdio" else "INFO"
+    return args
+
+
+def setup_logging(level: str) -> None:
+    """Plain stderr logging; per-request chatter from the SDK and httpx only at DEBUG."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    if level != "DEBUG":
+        for name in ("mcp.server.lowlevel.server", "mcp.server.streamable_http", "httpx", "httpcore"):
+            logging.getLogger(name).setLevel(logging.WARNING)
+        # The SDK logs a traceback when a client closes its session while the GET stream is open.
+        logging.getLogger("mcp.server.streamable_http").addFilter(_drop_closed_stream_errors)
+
+
+def _drop_closed_stream_errors(record: logging.LogRecord) -> bool:
+    exc = record.exc_info[1] if record.exc_info else None
+    return not isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError))
+
+
+def load_env_file() -> None:
+    """Read ./.env without overriding variables already set in the environment."""
+    path = Path.cwd() / ".env"
+    if path.is_file():
+        from dotenv import load_dotenv
+
+        load_dotenv(path, override=False)
+
+
+def _exit_now(signum: int, frame: object) -> None:
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    setup_logging(args.log_level)
+    load_env_file()
+    # Import after logging is set so FastMCP's basicConfig does not install its own handler.
+    from server.app import build_app, serve_http, serve_stdio
+
+    app = build_app(
+        host=args.host,
+        port=args.port,
+        stateless_http=args.stateless,
+        json_response=args.stateless,
+        log_level=args.log_level,
+    )
+    try:
+        if args.transport == "stdio":
+            # The SDK reads stdin in a thread that a signal cannot interrupt: exit at once.
+            signal.signal(signal.SIGINT, _exit_now)
+            signal.signal(signal.SIGTERM, _exit_now)
+            anyio.run(serve_stdio, app)
+        else:
+            logging.getLogger("server").info(
+                "Naver search MCP server on http://%s:%d/mcp%s",
+                args.host,
+                args.port,
+                " (stateless)" if args.stateless else "",
+            )
+            signal.signal(signal.SIGTERM, signal.default_int_handler)  # like Ctrl-C: quiet exit
+            anyio.run(serve_http, app)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

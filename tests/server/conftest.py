@@ -1,0 +1,64 @@
+"""Fixtures for the search server tests: the Naver stub and one real server per transport."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.server.helpers import (
+    CLIENT_ID,
+    CLIENT_SECRET,
+    RunningServer,
+    http_session,
+    server_env,
+    start_http_server,
+    stdio_session,
+    stop_process,
+)
+from tests.stubs.naver_stub import NaverStub, start_naver_stub
+
+
+@pytest.fixture(scope="session")
+def naver_stub() -> Iterator[NaverStub]:
+    with start_naver_stub(CLIENT_ID, CLIENT_SECRET) as stub:
+        yield stub
+
+
+@pytest.fixture(autouse=True)
+def _reset_stub(request: pytest.FixtureRequest) -> None:
+    """Every test starts with the stub in "ok" mode and no recorded requests."""
+    if "naver_stub" in request.fixturenames:
+        request.getfixturevalue("naver_stub").reset()
+
+
+@pytest.fixture(scope="session")
+def work_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A CWD without a `.env`, so a developer's real credentials never leak into the tests."""
+    return tmp_path_factory.mktemp("server-cwd")
+
+
+@pytest.fixture(scope="session", params=["stdio", "http", "http-stateless"])
+def server(request: pytest.FixtureRequest, naver_stub: NaverStub, work_dir: Path) -> Iterator[RunningServer]:
+    """One real server process per transport, with one MCP session shared by the tests."""
+    transport: str = request.param
+    log_path = work_dir / f"server-{transport}.log"
+    with open(log_path, "w", encoding="utf-8") as log:
+        env = server_env(naver_stub)
+        if transport == "stdio":
+            session = stdio_session(env, work_dir, log)
+            running = RunningServer(transport, session, log_path)
+            yield running
+            session.close()
+            return
+        extra = ("--stateless",) if transport == "http-stateless" else ()
+        proc, port = start_http_server(env, work_dir, log, *extra)
+        try:
+            session = http_session(f"http://127.0.0.1:{port}/mcp")
+            try:
+                yield RunningServer(transport, session, log_path, port)
+            finally:
+                session.close()
+        finally:
+            stop_process(proc)
