@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
@@ -45,6 +46,7 @@ class RequestStats:
     calls: int = 0
     input_total: int = 0
     output_total: int = 0
+    model_seconds: float = 0.0  # inside model calls (HTTP + SDK), to tell client work apart
 
 
 @dataclass
@@ -75,7 +77,9 @@ class ContextMiddleware(AgentMiddleware):
         estimate = self.tools_tokens + estimate_messages_tokens(fitted)
         if fitted != msgs:
             request = request.override(messages=fitted)
+        started = time.perf_counter()
         response = await handler(request)
+        self.stats.model_seconds += time.perf_counter() - started
         usage = next(
             (m.usage_metadata for m in response.result if isinstance(m, AIMessage) and m.usage_metadata), None
         )

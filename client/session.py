@@ -8,6 +8,7 @@ every message. Output is a stream of events; rendering is someone else's job.
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
@@ -103,9 +104,10 @@ class ChatSession:
         snap = await self.agent.aget_state(self.config)
         return list((snap.values or {}).get("messages", [])) if snap else []
 
-    async def load(self) -> list[BaseMessage]:
+    async def load(self, msgs: list[BaseMessage] | None = None) -> list[BaseMessage]:
         """The stored working context, with the transcript brought up to date."""
-        msgs = await self._state_messages()
+        if msgs is None:
+            msgs = await self._state_messages()
         if not msgs:
             msgs = [SystemMessage(content=self.system_prompt, id=str(uuid.uuid4()))]
         elif not isinstance(msgs[0], SystemMessage):
@@ -145,9 +147,10 @@ class ChatSession:
             yield Refused("too_long", {"tokens": alone, "budget": budget})
             return
 
-        working = await self.load()
+        working = await self.load(msgs)
         prepared = prepare(working, self.context, force_summary=force_summary)
         summarized = False
+        summary_seconds = 0.0
         if prepared.trimmed:
             yield Notice("trimmed", {"keep": self.context.keep_turns})
         context = prepared.messages
@@ -155,7 +158,9 @@ class ChatSession:
             n = sum(1 for t in prepared.plan.to_summarize if t and isinstance(t[0], HumanMessage))
             yield Notice("summarizing", {"n": n})
             try:
+                started = time.perf_counter()
                 summary = await self.summarize(prepared.plan, focus)
+                summary_seconds = time.perf_counter() - started
                 context = [_with_id(m) for m in apply_summary(prepared.plan, summary)]
                 summarized = True
                 yield Notice("summarized", {"n": n})
@@ -167,10 +172,10 @@ class ChatSession:
         )
         if dropped:
             yield Notice("budget_dropped", {"n": dropped})
-        self.mw.stats = RequestStats(dropped_turns=dropped)
+        self.mw.stats = RequestStats(dropped_turns=dropped, model_seconds=summary_seconds)
         payload = {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *request]}
         async for mode, data in self.agent.astream(
-            payload, self.config, stream_mode=["messages", "updates"], durability="sync"
+            payload, self.config, stream_mode=["messages", "updates"], durability="exit"
         ):
             for ev in _events(mode, data):
                 yield ev

@@ -7,6 +7,7 @@ input-token counts the API reports (see `Calibration`).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
@@ -25,24 +26,47 @@ PER_MESSAGE = 4  # role and separators
 PER_REQUEST = 3
 
 
+_HANGUL_RE = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+_SPACE_RE = re.compile(r"\s")
+_ALNUM_RE = re.compile(r"[A-Za-z0-9]")
+_PUNCT_RE = re.compile(r"[!-/:-@\[-`{-~]")
+_CJK_RE = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff]")
+
+
+def _count(pattern: re.Pattern[str], text: str) -> int:
+    return pattern.subn("", text)[1]  # counts in C; no per-character Python loop
+
+
 def estimate_text_tokens(text: str) -> int:
-    total = 0.0
-    for ch in text:
-        o = ord(ch)
-        if 0xAC00 <= o <= 0xD7A3 or 0x1100 <= o <= 0x11FF or 0x3130 <= o <= 0x318F:
-            total += HANGUL
-        elif ch.isspace():
-            continue
-        elif o < 128:
-            total += ASCII_ALNUM if ch.isalnum() else ASCII_PUNCT
-        elif 0x4E00 <= o <= 0x9FFF or 0x3040 <= o <= 0x30FF:
-            total += CJK
-        else:
-            total += OTHER
+    if not text:
+        return 0
+    hangul = _count(_HANGUL_RE, text)
+    space = _count(_SPACE_RE, text)
+    alnum = _count(_ALNUM_RE, text)
+    punct = _count(_PUNCT_RE, text)
+    cjk = _count(_CJK_RE, text)
+    other = len(text) - hangul - space - alnum - punct - cjk
+    total = hangul * HANGUL + alnum * ASCII_ALNUM + punct * ASCII_PUNCT + cjk * CJK + other * OTHER
     return int(total + 0.999)
 
 
+_MEMO: dict[tuple[str, int], int] = {}  # (message id, content length) -> estimate
+
+
 def estimate_message_tokens(m: BaseMessage) -> int:
+    """Estimate of one message; memoized by id, as the same messages recur every turn."""
+    key = (m.id, len(m.content)) if m.id else None
+    if key is not None and key in _MEMO:
+        return _MEMO[key]
+    n = _estimate_message(m)
+    if key is not None:
+        if len(_MEMO) > 100_000:
+            _MEMO.clear()
+        _MEMO[key] = n
+    return n
+
+
+def _estimate_message(m: BaseMessage) -> int:
     n = PER_MESSAGE + estimate_text_tokens(text_of(m))
     if isinstance(m, AIMessage):
         for tc in m.tool_calls:

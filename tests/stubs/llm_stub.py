@@ -153,7 +153,8 @@ class LLMStub:
             ]
             prev = re.search(r"\[이전 요약\]\n(.*?)\n\n", _content_text(last.get("content")), re.S)
             head = (prev.group(1) + " / ") if prev else ""
-            return {"text": f"요약: {head}" + "; ".join(users)}
+            summary = f"요약: {head}" + "; ".join(users)
+            return {"text": summary if len(summary) <= 600 else "요약: …" + summary[-594:]}
         if last.get("role") == "tool":
             return {"text": "도구 결과 요약: " + _content_text(last.get("content"))[:60]}
         text = _content_text(last.get("content"))
