@@ -1,0 +1,167 @@
+"""Storage: pruned checkpoints, concurrent processes, crashes, older databases."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+from tests.conftest import ROOT, roles, user_texts
+
+
+def count(db: str, table: str, thread: str) -> int:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(f"SELECT count(*) FROM {table} WHERE thread_id=?", (thread,)).fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_old_checkpoints_pruned_latest_intact(chat, llm):
+    chat("--thread", "p", input="하나\n둘\n서울 검색\n넷\n")
+    assert count(chat.db, "checkpoints", "p") == 1
+    assert count(chat.db, "messages", "p") >= 10
+    llm.clear()
+    r = chat("--thread", "p", input="다섯\n")
+    assert r.code == 0, r.err
+    assert user_texts(llm.chat_requests()[0]) == ["하나", "둘", "서울 검색", "넷", "다섯"]
+    assert count(chat.db, "checkpoints", "p") == 1
+
+
+def test_two_processes_on_one_file_different_threads(chat, llm):
+    lines = "".join(f"메시지 {i}\n" for i in range(12)).encode()
+    procs = []
+    for tid in ("left", "right"):
+        argv = [sys.executable, "-m", "client", "--thread", tid, "--db", chat.db, "--context", "none"]
+        procs.append(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, cwd=chat.tmp, env=chat.env))
+    outs = [p.communicate(lines, timeout=120) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err.decode()
+        assert b"locked" not in err + out
+    for tid in ("left", "right"):
+        doc = chat.sub("threads").out
+        assert f"{tid}\t12\t" in doc
+    texts = [user_texts(q) for q in llm.chat_requests()]
+    assert max(len(t) for t in texts) == 12  # each thread saw only its own 12 messages
+
+
+def _spawn(chat, *args: str) -> subprocess.Popen:
+    argv = [sys.executable, "-m", "client", *args, "--db", chat.db]
+    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=chat.tmp, env=chat.env)
+
+
+def _wait(pred, timeout: float = 30) -> None:
+    end = time.monotonic() + timeout
+    while not pred():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.05)
+
+
+def test_sigkill_mid_answer_resumes_from_last_completed_turn(chat, llm):
+    p = _spawn(chat, "--thread", "crash", "--context", "none")
+    assert p.stdin is not None
+    p.stdin.write("첫 질문\n[slow:20] 둘째 질문\n".encode())
+    p.stdin.flush()
+    _wait(lambda: len(llm.chat_requests()) >= 2)
+    time.sleep(0.5)  # mid-stream
+    p.send_signal(signal.SIGKILL)
+    p.wait(timeout=10)
+    llm.clear()
+    r = chat("--thread", "crash", "--context", "none", input="다시 질문\n")
+    assert r.code == 0, r.err
+    req = llm.chat_requests()[0]
+    assert user_texts(req) == ["첫 질문", "다시 질문"]  # the unfinished turn was never stored
+    assert roles(req) == ["system", "user", "assistant", "user"]
+    doc = chat.sub("export", "crash").out
+    assert "첫 질문" in doc and "다시 질문" in doc
+
+
+def test_sigkill_during_slow_tool_call_leaves_no_dangling_call(chat, llm, naver):
+    naver.set_mode("slow", delay=20)
+    p = _spawn(chat, "--thread", "toolcrash")
+    assert p.stdin is not None
+    p.stdin.write("첫 질문\n날씨 검색해줘\n".encode())
+    p.stdin.flush()
+    _wait(lambda: len(naver.requests) >= 1)
+    p.send_signal(signal.SIGKILL)
+    p.wait(timeout=10)
+    naver.reset()
+    llm.clear()
+    r = chat("--thread", "toolcrash", input="다음 질문\n")
+    assert r.code == 0, r.err
+    req = llm.chat_requests()[0]
+    for i, m in enumerate(req["messages"]):
+        if m.get("tool_calls"):
+            assert req["messages"][i + 1]["role"] == "tool"
+    assert user_texts(req)[-1] == "다음 질문"
+
+
+def test_repairs_dangling_tool_call_from_an_older_client(chat, llm):
+    """A thread whose stored state ends in a tool call without a result."""
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    async def seed() -> None:
+        async with AsyncSqliteSaver.from_conn_string(chat.db) as saver:
+            g = StateGraph(MessagesState)
+            g.add_node("noop", lambda s: {})
+            g.add_edge(START, "noop")
+            g.add_edge("noop", END)
+            app = g.compile(checkpointer=saver)
+            call = AIMessage(content="", tool_calls=[{"name": "web_search", "args": {"query": "q"}, "id": "call_1"}])
+            await app.ainvoke({"messages": [SystemMessage("시스템"), HumanMessage("옛 질문"), call,
+                                            HumanMessage("그다음 질문"), AIMessage("답")]},
+                              {"configurable": {"thread_id": "legacy"}})
+
+    asyncio.run(seed())
+    r = chat("--thread", "legacy", input="새 질문\n")
+    assert r.code == 0, r.err
+    msgs = llm.chat_requests()[0]["messages"]
+    assert [m["role"] for m in msgs] == ["system", "user", "assistant", "tool", "user", "assistant", "user"]
+    assert msgs[3]["tool_call_id"] == "call_1"  # right after the call, not at the end
+    assert "중단" in msgs[3]["content"]
+    doc = chat.sub("export", "legacy").out
+    assert "옛 질문" in doc and "새 질문" in doc  # older history brought into the transcript
+
+
+def test_upgrade_a_cookbook_database_keeps_its_data(chat, llm):
+    """A database written by the cookbook's client (checkpoints only) is upgraded in place."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    async def seed() -> None:
+        async with AsyncSqliteSaver.from_conn_string(chat.db) as saver:
+            g = StateGraph(MessagesState)
+            g.add_node("noop", lambda s: {})
+            g.add_edge(START, "noop")
+            g.add_edge("noop", END)
+            app = g.compile(checkpointer=saver)
+            await app.ainvoke({"messages": [SystemMessage("시스템"), HumanMessage("쿡북 질문")]},
+                              {"configurable": {"thread_id": "cookbook"}})
+
+    asyncio.run(seed())
+    before = count(chat.db, "checkpoints", "cookbook")
+    for _ in range(2):
+        p = subprocess.run([sys.executable, "init_db.py", "--db", chat.db], cwd=ROOT, capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+    assert count(chat.db, "checkpoints", "cookbook") == before
+    con = sqlite3.connect(chat.db)
+    assert con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] >= 1
+    con.close()
+    r = chat("--thread", "cookbook", input="이어서\n")
+    assert r.code == 0, r.err
+    assert user_texts(llm.chat_requests()[0]) == ["쿡북 질문", "이어서"]
+
+
+def test_database_file_is_owner_only(chat):
+    chat("--new", input="안녕\n")
+    assert os.stat(chat.db).st_mode & 0o777 == 0o600
