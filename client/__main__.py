@@ -63,7 +63,13 @@ async def run_chat(settings: Settings) -> int:
         model = build_model(settings, with_tools=bool(hub.tools))
         summarizer = build_model(settings, with_tools=False)
         agent, mw = build_agent(model, hub.tools, store.checkpointer, settings.max_input_tokens)
-        session = ChatSession(settings, store, agent, mw, summarizer)
+        memory = None
+        if settings.memory:
+            from .memory.manager import MemoryManager
+
+            memory = MemoryManager(store, summarizer, settings.user, threshold=settings.memory_threshold,
+                                   top_k=settings.memory_top_k, budget_tokens=settings.memory_budget)
+        session = ChatSession(settings, store, agent, mw, summarizer, memory)
         try:
             return await Repl(settings, session, hub, renderer).run()
         except EOFError:

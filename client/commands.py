@@ -18,6 +18,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "tokens": ("", "턴별/전체 토큰 사용량 (API 보고값)", "per-turn and total tokens (API-reported)"),
     "tools": ("", "서버와 도구 목록", "servers and tools"),
     "title": ("TEXT", "세션 제목 바꾸기", "rename the session"),
+    "memory": ("", "장기 기억 목록 (점수, 출처)", "long-term memory (scores, sources)"),
+    "forget": ("N", "장기 기억 N번 삭제", "delete memory item N"),
+    "end": ("", "세션을 끝내고 장기 기억 갱신 후 새 세션", "end the session, update memory, start anew"),
     "clear": ("", "화면 지우기", "clear the screen"),
     "exit": ("", "종료", "quit"),
 }

@@ -50,6 +50,9 @@ class Settings:
     max_output_tokens: int = 4_096
     user: str = ""
     memory: bool = True
+    memory_threshold: float = 0.5
+    memory_top_k: int = 5
+    memory_budget: int = 600  # tokens of the [장기 기억] section
     debug: bool = False
     lang: str = "ko"
     require_tools: bool = False
@@ -91,6 +94,8 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-input-tokens", type=int, help="요청 하나의 토큰 예산")
     p.add_argument("--user", help="장기 기억의 주인 (기본: OS 사용자)")
     p.add_argument("--no-memory", action="store_true", help="장기 기억을 쓰지 않음")
+    p.add_argument("--memory-threshold", type=float, help="장기 기억으로 남길 최소 유용성 점수 (기본 0.5)")
+    p.add_argument("--memory-top-k", type=int, help="세션당 남길 장기 기억 최대 개수 (기본 5)")
     p.add_argument("--model", help=f"모델 이름 (기본 {DEFAULT_MODEL})")
     p.add_argument("--timeout", type=float, help="모델 요청 제한 시간(초, 기본 120)")
     p.add_argument("--require-tools", action="store_true", help="MCP 서버 연결 실패 시 종료")
@@ -134,6 +139,14 @@ def resolve(args: argparse.Namespace) -> Settings:
     s.max_input_tokens = budget or (window - s.max_output_tokens)
     s.user = args.user or os.environ.get("MCP_CHAT_USER") or _os_user()
     s.memory = not args.no_memory
+    if args.memory_threshold is not None:
+        if not 0.0 <= args.memory_threshold <= 1.0:
+            raise ConfigError("bad_option", detail="--memory-threshold 0..1")
+        s.memory_threshold = args.memory_threshold
+    if args.memory_top_k is not None:
+        if args.memory_top_k < 0:
+            raise ConfigError("bad_option", detail="--memory-top-k >= 0")
+        s.memory_top_k = args.memory_top_k
     s.require_tools = bool(args.require_tools)
     timeout = args.timeout if args.timeout is not None else os.environ.get("CLOVA_STUDIO_TIMEOUT")
     if timeout is not None:

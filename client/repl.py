@@ -51,7 +51,25 @@ class Repl:
                 tid = line.strip() or None
         await self.switch(tid)
 
+    async def end_thread(self) -> None:
+        """Memory update for the thread being left; best effort, one line."""
+        try:
+            up = await self.session.end()
+        except Exception as e:  # noqa: BLE001
+            self.r.error(t("memory_failed", err=_short(e)))
+            return
+        if up is None:
+            return
+        if up.error:
+            self.r.error(t("memory_failed", err=_redact(up.error, self.s.secrets())))
+            return
+        if up.unscored:
+            self.r.error(t("memory_unscored"))
+        self.r.line(t("memory_saved", candidates=up.candidates, added=up.added, updated=up.updated))
+
     async def switch(self, tid: str | None) -> None:
+        if self.session.thread_id and tid != self.session.thread_id:
+            await self.end_thread()
         existed = await self.session.open(tid)
         self.r.line(t("current_thread", id=self.session.thread_id))
         if existed:
@@ -77,6 +95,7 @@ class Repl:
                     break
                 continue
             await self.turn(text)
+        await self.end_thread()
         self.r.line(t("bye"))
         return 0
 
@@ -149,10 +168,34 @@ class Repl:
         elif cmd.name == "title":
             if cmd.arg:
                 await store.set_title(self.session.thread_id, cmd.arg[:100])
+        elif cmd.name in ("memory", "forget"):
+            await self.memory(cmd)
+        elif cmd.name == "end":
+            await self.switch(None)
         elif cmd.name == "clear":
             if self.r.tty:
                 self.r.out.write("\x1b[2J\x1b[H")
         return None
+
+    async def memory(self, cmd: commands.Command) -> None:
+        mem = self.session.memory
+        if mem is None:
+            self.r.line(t("memory_off"))
+        elif cmd.name == "memory":
+            items = await mem.list()
+            if not items:
+                self.r.line(t("memory_empty"))
+            for i, b in enumerate(items, 1):
+                score = f"{b.score:.2f}" if b.score is not None else "-"
+                src = ",".join(map(str, b.sources))
+                self.r.line(f"{i:>3}. [{score}] {b.text}  (thread {b.thread_id[:12]}, turns {src})")
+        else:
+            n = int(cmd.arg) if cmd.arg.isdigit() else 0
+            gone = await mem.forget(n)
+            if gone is None:
+                self.r.error(t("no_memory_item", n=cmd.arg))
+            else:
+                self.r.line(t("forgot", n=n, text=gone.text))
 
     async def delete(self, tid: str) -> None:
         if not tid or await self.session.store.get_thread(tid) is None:

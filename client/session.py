@@ -21,6 +21,7 @@ from .config import Settings
 from .context import count_turns, estimate_messages_tokens, fit_to_budget, split, text_of
 from .context.policy import ContextSettings, prepare
 from .context.summarize import SummaryPlan, apply_summary, chunk_turns, summarizer_request
+from .memory.manager import MemoryManager, MemoryUpdate
 from .store import Store, TurnUsage
 
 SUMMARY_CHUNK_TOKENS = 6_000  # one summarizer request reads at most this much conversation
@@ -77,13 +78,15 @@ def _with_id(m: BaseMessage) -> BaseMessage:
 
 
 class ChatSession:
-    def __init__(self, settings: Settings, store: Store, agent: Any, mw: ContextMiddleware, summarizer: Any) -> None:
+    def __init__(self, settings: Settings, store: Store, agent: Any, mw: ContextMiddleware, summarizer: Any,
+                 memory: MemoryManager | None = None) -> None:
         self.settings = settings
         self.context: ContextSettings = settings.context
         self.store = store
         self.agent = agent
         self.mw = mw
         self.summarizer = summarizer  # chat model without tools
+        self.memory = memory
         self.thread_id = ""
         self.system_prompt = settings.system_prompt
 
@@ -108,12 +111,24 @@ class ChatSession:
         """The stored working context, with the transcript brought up to date."""
         if msgs is None:
             msgs = await self._state_messages()
-        if not msgs:
-            msgs = [SystemMessage(content=self.system_prompt, id=str(uuid.uuid4()))]
+        if not msgs:  # a new thread: its system message is written once, now
+            await self.store.create_thread(self.thread_id, self.settings.user)
+            msgs = [SystemMessage(content=await self.new_system_prompt(), id=str(uuid.uuid4()))]
         elif not isinstance(msgs[0], SystemMessage):
             msgs = [SystemMessage(content=self.system_prompt, id=str(uuid.uuid4())), *msgs]
         await self._record(msgs)
         return msgs
+
+    async def new_system_prompt(self) -> str:
+        """The base prompt, plus the user's long-term memory when there is any."""
+        section = await self.memory.section() if self.memory else ""
+        return f"{self.system_prompt}\n\n{section}" if section else self.system_prompt
+
+    async def end(self) -> MemoryUpdate | None:
+        """The thread ends (exit, /new, /resume elsewhere, /end): update memory."""
+        if not self.memory or not self.thread_id:
+            return None
+        return await self.memory.update(self.thread_id)
 
     async def _record(self, msgs: list[BaseMessage]) -> None:
         """Append to the transcript every message it does not hold yet, in order."""

@@ -14,6 +14,8 @@ from typing import Sequence
 from langchain_core.messages import BaseMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
+from ..memory.policy import Bullet
+
 
 class StoreError(Exception):
     """An expected storage failure with a user-facing message key."""
@@ -88,4 +90,25 @@ class Store(ABC):
 
     @abstractmethod
     async def delete_thread(self, thread_id: str) -> bool:
-        """Remove every row of the thread from every table."""
+        """Remove every row of the thread from every table, its memory included."""
+
+    # -- long-term memory (per user) -------------------------------------------
+    @abstractmethod
+    async def memory_list(self, user: str) -> list[Bullet]: ...
+
+    @abstractmethod
+    async def memory_add(self, user: str, bullets: Sequence[Bullet]) -> None: ...
+
+    @abstractmethod
+    async def memory_update(self, bullets: Sequence[Bullet]) -> None:
+        """Store new scores and sources of bullets that have ids."""
+
+    @abstractmethod
+    async def memory_delete(self, user: str, bullet_id: int) -> bool: ...
+
+    @abstractmethod
+    async def memory_turn(self, thread_id: str) -> int:
+        """The last turn of the thread already folded into memory."""
+
+    @abstractmethod
+    async def set_memory_turn(self, thread_id: str, turn: int) -> None: ...

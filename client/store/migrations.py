@@ -37,6 +37,25 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
             "CREATE INDEX IF NOT EXISTS threads_updated ON threads (updated_at)",
         ],
     ),
+    (
+        2,
+        "long-term memory",
+        [
+            """CREATE TABLE IF NOT EXISTS memory (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                user_name TEXT NOT NULL,
+                thread_id TEXT NOT NULL,
+                text TEXT NOT NULL,
+                score REAL,
+                sources TEXT NOT NULL DEFAULT '[]',
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL
+            )""",
+            "CREATE INDEX IF NOT EXISTS memory_user ON memory (user_name)",
+            "CREATE INDEX IF NOT EXISTS memory_thread ON memory (thread_id)",
+            "ALTER TABLE threads ADD COLUMN memory_turn INTEGER NOT NULL DEFAULT 0",
+        ],
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import time
@@ -13,6 +14,7 @@ from langchain_core.messages import BaseMessage
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from . import codec
+from ..memory.policy import Bullet
 from .base import Store, StoreError, ThreadInfo, TurnUsage
 from .migrations import MIGRATIONS
 from ..context import is_turn_start, text_of
@@ -97,11 +99,13 @@ class SqliteStore(Store):
             for version, name, statements in MIGRATIONS:
                 if version in done:
                     continue
+                await self._run("BEGIN")  # a migration applies whole or not at all
                 for sql in statements:
                     await self._run(sql)
                 await self._run(
                     "INSERT INTO schema_migrations VALUES (?, ?, ?)", (version, name, time.time())
                 )
+                await self.db.commit()
             await self.db.commit()
 
     async def close(self) -> None:
@@ -125,7 +129,9 @@ class SqliteStore(Store):
         now = time.time()
         async with self.checkpointer.lock:
             await self._run(
-                "INSERT OR IGNORE INTO threads VALUES (?, ?, '', 0, ?, ?)", (thread_id, user_name, now, now)
+                "INSERT OR IGNORE INTO threads (thread_id, user_name, title, turns, created_at, updated_at) "
+                "VALUES (?, ?, '', 0, ?, ?)",
+                (thread_id, user_name, now, now),
             )
             await self.db.commit()
         info = await self.get_thread(thread_id)
@@ -176,7 +182,8 @@ class SqliteStore(Store):
             cur = await self.db.executemany("INSERT OR IGNORE INTO messages VALUES (?, ?, ?, ?, ?, ?)", rows)
             await cur.close()
             await self._run(
-                "INSERT INTO threads VALUES (?, '', ?, ?, ?, ?) ON CONFLICT(thread_id) DO UPDATE "
+                "INSERT INTO threads (thread_id, user_name, title, turns, created_at, updated_at) "
+                "VALUES (?, '', ?, ?, ?, ?) ON CONFLICT(thread_id) DO UPDATE "
                 "SET turns=excluded.turns, title=excluded.title, updated_at=excluded.updated_at",
                 (thread_id, title, turns, now, now),
             )
@@ -224,10 +231,52 @@ class SqliteStore(Store):
         existed = await self.get_thread(thread_id) is not None
         await self.checkpointer.adelete_thread(thread_id)
         async with self.checkpointer.lock:
-            for table in ("messages", "usage", "threads"):
+            for table in ("messages", "usage", "memory", "threads"):
                 await self._run(f"DELETE FROM {table} WHERE thread_id=?", (thread_id,))
             await self.db.commit()
         return existed
+
+    async def memory_list(self, user: str) -> list[Bullet]:
+        async with self.db.execute(
+            "SELECT id, thread_id, text, score, sources FROM memory WHERE user_name=? ORDER BY id", (user,)
+        ) as cur:
+            return [Bullet(r[2], json.loads(r[4]), r[3], r[0], r[1]) for r in await cur.fetchall()]
+
+    async def memory_add(self, user: str, bullets: Sequence[Bullet]) -> None:
+        now = time.time()
+        async with self.checkpointer.lock:
+            for b in bullets:
+                await self._run(
+                    "INSERT INTO memory (user_name, thread_id, text, score, sources, created_at, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (user, b.thread_id, b.text, b.score, json.dumps(b.sources), now, now),
+                )
+            await self.db.commit()
+
+    async def memory_update(self, bullets: Sequence[Bullet]) -> None:
+        async with self.checkpointer.lock:
+            for b in bullets:
+                await self._run(
+                    "UPDATE memory SET score=?, sources=?, updated_at=? WHERE id=?",
+                    (b.score, json.dumps(b.sources), time.time(), b.id),
+                )
+            await self.db.commit()
+
+    async def memory_delete(self, user: str, bullet_id: int) -> bool:
+        async with self.checkpointer.lock:
+            n = await self._run("DELETE FROM memory WHERE user_name=? AND id=?", (user, bullet_id))
+            await self.db.commit()
+        return n > 0
+
+    async def memory_turn(self, thread_id: str) -> int:
+        async with self.db.execute("SELECT memory_turn FROM threads WHERE thread_id=?", (thread_id,)) as cur:
+            row = await cur.fetchone()
+        return row[0] if row else 0
+
+    async def set_memory_turn(self, thread_id: str, turn: int) -> None:
+        async with self.checkpointer.lock:
+            await self._run("UPDATE threads SET memory_turn=? WHERE thread_id=?", (turn, thread_id))
+            await self.db.commit()
 
     async def vacuum(self) -> None:
         """Give freed pages back to the file system (run after `delete`)."""

@@ -65,7 +65,7 @@ def test_summarize_n5_m2_rolls_forward(chat, llm):
              input=lines(11))
     assert r.code == 0, r.err
     chat_reqs = llm.chat_requests()
-    plain = llm.plain_requests()
+    plain = llm.summary_requests()
     assert len(chat_reqs) == 11
     assert len(plain) == 2  # the 7th and the 11th message trigger a summary
     # the summary request is its own plain completion, without tools

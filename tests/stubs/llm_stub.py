@@ -7,6 +7,9 @@ Answers, in order of precedence:
 1. `push(...)`-queued replies (dicts: {"text": ...} | {"tool_calls": [(name, args), ...]}
    | {"status": 500, "body": {...}, "headers": {...}} | {"delay": s, ...} | {"cut": True, "text": ...}).
 2. Rules, so a scripted conversation needs no queue:
+   - memory requests: bullet extraction ("장기 기억 후보") -> `- [turn] <user line>`
+     for user lines with a personal hint (MEMORY_HINTS), else 없음; scoring ("유용성")
+     -> 0.9 for lines with HIGH_VALUE words, 0.2 otherwise.
    - no `tools` in the body and a system prompt mentioning 요약 -> a summary that
      lists the first words of each user line it was given ("요약: ...").
    - last message is a tool result -> "도구 결과 요약: <first 60 chars of it>".
@@ -50,6 +53,10 @@ def prompt_tokens_of(body: dict) -> int:
     msgs = body.get("messages", [])
     tools = len(json.dumps(body.get("tools", []), ensure_ascii=False)) // 4
     return sum(len(_content_text(m.get("content"))) for m in msgs) // 2 + 7 * len(msgs) + tools
+
+
+MEMORY_HINTS = ("나는", "내 ", "제 ", "저는", "좋아", "싫어", "기억", "날씨")  # lines worth a memory bullet
+HIGH_VALUE = ("나는", "저는", "내 ", "제 ", "좋아", "싫어", "기억")  # scored 0.9; others 0.2
 
 
 class LLMStub:
@@ -139,11 +146,23 @@ class LLMStub:
         """Requests without tools (summaries, memory)."""
         return [r for r in self.requests if not r.get("tools")]
 
+    def summary_requests(self) -> list[dict]:
+        """Context-summary requests (not memory ones)."""
+        return [r for r in self.plain_requests() if "요약" in _content_text(r["messages"][0].get("content"))
+                and "장기 기억" not in _content_text(r["messages"][0].get("content"))]
+
     # -- behaviour ---------------------------------------------------------
     def rule(self, body: dict, n: int) -> dict:
         msgs = body.get("messages", [])
         system = _content_text(msgs[0].get("content")) if msgs and msgs[0].get("role") == "system" else ""
         last = msgs[-1] if msgs else {}
+        if not body.get("tools") and "장기 기억 후보" in system:
+            found = re.findall(r"^\[턴 (\d+)\] 사용자: (.+)$", _content_text(last.get("content")), re.M)
+            keep = [f"- [{t}] {text.strip()}" for t, text in found if any(k in text for k in MEMORY_HINTS)]
+            return {"text": "\n".join(keep) or "없음"}
+        if not body.get("tools") and "유용성" in system:
+            items = re.findall(r"^(\d+)\. (.+)$", _content_text(last.get("content")), re.M)
+            return {"text": "\n".join(f"{i}: {0.9 if any(k in x for k in HIGH_VALUE) else 0.2}" for i, x in items)}
         if not body.get("tools") and "요약" in system:
             users = [
                 line.split(":", 1)[1].strip()[:20]

@@ -1,0 +1,84 @@
+"""MCP `CallToolResult` -> one plain text the model can use.
+
+Every content kind becomes text, none raises: text as is; structured content
+as JSON (unless a text block already carries it); images and audio as a short
+note (type and size: the endpoint takes text-only tool messages); embedded
+resources as their text, or a note for binary; resource links as name, URI and
+type. Annotations are ignored. Unknown future kinds get a note.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from mcp import types
+
+MAX_RESULT_CHARS = 20_000
+EMPTY = "(no content)"
+
+
+def result_text(result: types.CallToolResult, limit: int = MAX_RESULT_CHARS) -> str:
+    """The whole result as text, never empty, capped at `limit` characters."""
+    parts = [block_text(b) for b in result.content or []]
+    structured = result.structuredContent
+    if structured is not None and not any(_same_json(b, structured) for b in result.content or []):
+        parts.append(json.dumps(structured, ensure_ascii=False))
+    text = "\n".join(p for p in parts if p and p.strip()).strip() or EMPTY
+    if len(text) > limit:
+        text = text[:limit] + f"\n[... truncated: {len(text) - limit} more characters]"
+    return text
+
+
+def block_text(block: Any) -> str:
+    """One content block as text (annotations ignored)."""
+    if isinstance(block, types.TextContent):
+        return block.text
+    if isinstance(block, types.ImageContent):
+        return f"[image: {block.mimeType}, {_size(_b64_len(block.data))}]"
+    if isinstance(block, types.AudioContent):
+        return f"[audio: {block.mimeType}, {_size(_b64_len(block.data))}]"
+    if isinstance(block, types.ResourceLink):
+        head = f"[resource link: {block.name} <{block.uri}>"
+        if block.mimeType:
+            head += f" {block.mimeType}"
+        if block.description:
+            head += f" - {block.description}"
+        return head + "]"
+    if isinstance(block, types.EmbeddedResource):
+        res = block.resource
+        mime = res.mimeType or "unknown type"
+        if isinstance(res, types.TextResourceContents):
+            return f"[resource <{res.uri}> {mime}]\n{res.text}"
+        if isinstance(res, types.BlobResourceContents):
+            return f"[resource <{res.uri}>: {mime}, {_size(_b64_len(res.blob))} binary, not shown]"
+        return f"[resource <{getattr(res, 'uri', '?')}>]"
+    kind = getattr(block, "type", None) or (block.get("type") if isinstance(block, dict) else None)
+    text = getattr(block, "text", None) or (block.get("text") if isinstance(block, dict) else None)
+    return str(text) if isinstance(text, str) else f"[{kind or type(block).__name__} content]"
+
+
+def _same_json(block: Any, value: Any) -> bool:
+    if not isinstance(block, types.TextContent):
+        return False
+    try:
+        return json.loads(block.text) == value
+    except ValueError:
+        return False
+
+
+def _b64_len(data: str) -> int:
+    try:
+        return len(base64.b64decode(data, validate=False))
+    except (binascii.Error, ValueError):
+        return len(data) * 3 // 4
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} bytes"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / 1024 / 1024:.1f} MB"

@@ -1,0 +1,1 @@
+"""Long-term memory across threads (seed 004): policy (pure), extract (requests), manager."""

@@ -1,0 +1,138 @@
+"""Where the model runs: `clova` (CLOVA Studio), `openai` (any OpenAI-compatible server) or
+`local` (llama-server + a small model on this machine, prepared once, run as a child process).
+
+`apply_provider` settles the provider while options are resolved; `provider_runtime` starts
+and stops what the provider needs around a chat; `build_openai_model` is the chat model for
+the two non-CLOVA providers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator
+from urllib.parse import urlsplit
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.tools import BaseTool
+
+from . import i18n
+from .config import ConfigError, Settings
+from .context.budget import estimate_text_tokens
+from .local.spec import QWEN_CODER_15B, TOOL_RESULT_CHARS
+
+PROVIDERS = ("clova", "openai", "local")
+LOCAL_MODEL = QWEN_CODER_15B.name
+LOCAL_LABEL = "Qwen2.5-Coder-1.5B-Instruct Q4_K_M"
+
+
+def add_provider_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--provider", choices=PROVIDERS,
+                   help="모델 제공자: clova (키가 있으면 기본), openai (호환 서버), local (이 컴퓨터의 소형 모델)")
+    p.add_argument("--base-url", help="openai: OpenAI 호환 서버 주소 (env OPENAI_BASE_URL), 예: http://127.0.0.1:11434/v1")
+
+
+def apply_provider(s: Settings, args: argparse.Namespace) -> None:
+    """Choose the provider and set model, endpoint and key for it (before the budget)."""
+    chosen = getattr(args, "provider", None) or os.environ.get("MCP_CHAT_PROVIDER", "").strip() or None
+    if chosen is not None and chosen not in PROVIDERS:
+        raise ConfigError("bad_option", detail=f"MCP_CHAT_PROVIDER={chosen!r}")
+    base_url = getattr(args, "base_url", None)
+    s.provider = chosen or ("clova" if s.api_key else "local")
+    s.provider_auto = chosen is None and s.provider == "local"
+    if s.provider == "clova":
+        s.base_url = base_url or s.base_url
+    elif s.provider == "openai":
+        s.base_url = base_url or os.environ.get("OPENAI_BASE_URL", "").strip()
+        if not s.base_url:
+            raise ConfigError("openai_no_base_url")
+        s.api_key = os.environ.get("OPENAI_API_KEY") or None
+        s.model = getattr(args, "model", None) or os.environ.get("OPENAI_MODEL", "").strip()
+        if not s.model:
+            raise ConfigError("openai_no_model")
+    else:
+        if base_url:
+            raise ConfigError("bad_option", detail="--base-url는 --provider openai 에서만 씁니다")
+        s.model = LOCAL_MODEL
+        s.api_key = None
+
+
+def describe(s: Settings) -> tuple[str, str]:
+    """(status-line prefix, /help line) naming the provider and model in plain words."""
+    if s.provider == "local":
+        what = i18n.t("provider_local", model=LOCAL_LABEL)
+    elif s.provider == "openai":
+        what = i18n.t("provider_openai", model=s.model, host=urlsplit(s.base_url).netloc or s.base_url)
+    else:
+        what = i18n.t("provider_clova", model=s.model)
+    return f"{what} · ", i18n.t("provider_help", what=what, budget=s.max_input_tokens)
+
+
+def build_openai_model(settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
+    """ChatOpenAI, not ChatClovaX: no CLOVA-only parameters, and the output limit goes out as
+    plain `max_tokens` (llama.cpp's server ignores `max_completion_tokens`)."""
+    from langchain_openai import ChatOpenAI
+
+    kwargs: dict[str, Any] = {}
+    temperature = os.environ.get("MCP_CHAT_TEMPERATURE", "").strip()
+    if temperature:
+        kwargs["temperature"] = float(temperature)
+    elif settings.provider == "local":
+        kwargs["temperature"] = 0.3  # a small model wanders at higher temperatures
+    return ChatOpenAI(
+        model=settings.model,
+        api_key=settings.api_key or "not-needed",  # local servers accept anything
+        base_url=settings.base_url,
+        extra_body={"max_tokens": settings.max_output_tokens},
+        streaming=True,
+        stream_usage=True,
+        timeout=settings.timeout,
+        max_retries=2,
+        **kwargs,
+    )
+
+
+def local_tools_tokens(tools: list[BaseTool]) -> int:
+    """Estimate of the tool list as the local template renders it (compact, not full schemas)."""
+    from .agent import tool_schemas
+    from .local.template import render_tools
+
+    return estimate_text_tokens(render_tools(tool_schemas(tools))) if tools else 0
+
+
+@asynccontextmanager
+async def provider_runtime(s: Settings) -> AsyncIterator[Settings]:
+    """What the provider needs while the chat runs: for `local`, the prepared server."""
+    if s.provider == "clova":
+        if not s.api_key:
+            raise ConfigError("no_key")
+        yield s
+        return
+    if s.provider == "openai":
+        yield s
+        return
+    from .local import prepare, runtime_ready
+    from .local.server import install_sigterm_handler
+    from .local.weights import SetupError
+
+    ready = runtime_ready()
+    if s.provider_auto and not ready and not sys.stdin.isatty():
+        raise ConfigError("no_key")  # no silent 1 GiB download from a script: one line, exit 2
+    if s.provider_auto:
+        print(i18n.t("auto_local", model=LOCAL_LABEL), file=sys.stderr, flush=True)
+    install_sigterm_handler()
+    try:
+        server = prepare(start=True)
+        os.environ.setdefault("NAVER_RESULT_MAX_CHARS", str(TOOL_RESULT_CHARS))  # the bundled server's cap
+        await server.wait_ready()
+    except SetupError as e:
+        raise ConfigError("local_failed", err=str(e)) from None
+    try:
+        s.base_url = server.base_url
+        if s.debug:
+            print(f"[local] {server.base_url} pid={server.pid} ready in {server.ready_seconds:.1f}s", file=sys.stderr)
+        yield s
+    finally:
+        server.stop()

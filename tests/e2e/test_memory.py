@@ -1,0 +1,82 @@
+"""Long-term memory across threads, on the wire."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from tests.conftest import thread_id_of
+
+
+def system_of(req: dict) -> str:
+    assert req["messages"][0]["role"] == "system"
+    return req["messages"][0]["content"]
+
+
+def test_fact_reaches_next_thread_of_same_user_only(chat, llm):
+    r = chat("--thread", "a", "--user", "minji", input="나는 채식주의자야\n오늘 몇 시야?\n")
+    assert r.code == 0, r.err
+    assert "장기 기억" in r.out
+    extract = [q for q in llm.plain_requests() if "장기 기억 후보" in q["messages"][0]["content"]]
+    assert len(extract) == 1 and "tools" not in extract[0]
+    llm.clear()
+    chat("--new", "--user", "minji", input="뭐 먹을까?\n")
+    system = system_of(llm.chat_requests()[0])
+    assert "[장기 기억]" in system and "채식주의자" in system
+    assert "오늘 몇 시야" not in system  # chit-chat scored low, dropped
+    llm.clear()
+    chat("--new", "--user", "other", input="뭐 먹을까?\n")
+    assert "채식주의자" not in system_of(llm.chat_requests()[0])
+
+
+def test_resumed_thread_does_not_get_memory_reinjected(chat, llm):
+    chat("--thread", "x", "--user", "u1", input="나는 서울에 살아\n")
+    chat("--thread", "y", "--user", "u1", input="안녕\n")
+    llm.clear()
+    chat("--thread", "x", "--user", "u1", input="다시\n")
+    assert "[장기 기억]" not in system_of(llm.chat_requests()[0])  # stored once at creation
+
+
+def test_memory_commands_and_forget(chat, llm):
+    chat("--thread", "m1", "--user", "u2", input="나는 고양이를 좋아해\n")
+    r = chat("--thread", "m2", "--user", "u2", input="/memory\n/forget 1\n/memory\n/forget 9\n")
+    assert "고양이를 좋아해" in r.out and "[0.90]" in r.out
+    assert "삭제했습니다" in r.out
+    assert "저장된 장기 기억이 없습니다" in r.out
+    assert "9번이 없습니다" in r.out + r.err
+
+
+def test_no_memory_flag(chat, llm):
+    chat("--thread", "n1", "--user", "u3", "--no-memory", input="나는 바다를 좋아해\n")
+    assert not any("장기 기억 후보" in q["messages"][0]["content"] for q in llm.plain_requests())
+    chat("--thread", "n2", "--user", "u3", input="나는 산을 좋아해\n")
+    llm.clear()
+    chat("--new", "--user", "u3", "--no-memory", input="안녕\n")
+    assert "[장기 기억]" not in system_of(llm.chat_requests()[0])
+
+
+def test_delete_removes_what_the_thread_contributed(chat, llm):
+    chat("--thread", "d1", "--user", "u4", input="나는 축구를 좋아해\n")
+    con = sqlite3.connect(chat.db)
+    assert con.execute("SELECT count(*) FROM memory WHERE thread_id='d1'").fetchone()[0] == 1
+    assert chat.sub("delete", "d1").code == 0
+    assert con.execute("SELECT count(*) FROM memory").fetchone()[0] == 0
+
+
+def test_scoring_failure_keeps_bullets_unscored(chat, llm):
+    llm.push({"text": "답"})  # the chat turn
+    llm.push({"text": "- [1] 사용자는 파이썬 개발자다"})  # extraction
+    llm.push({"text": "엉뚱한 답"}, {"text": "또 엉뚱한 답"})  # scoring, then its one retry
+    r = chat("--thread", "s1", "--user", "u5", input="나는 파이썬 개발자야\n")
+    assert "점수 없이" in r.out + r.err
+    r = chat("--thread", "s2", "--user", "u5", input="/memory\n")
+    assert "[-] 사용자는 파이썬 개발자다" in r.out
+
+
+def test_second_update_only_reads_new_turns(chat, llm):
+    chat("--thread", "inc", "--user", "u6", input="나는 김치를 좋아해\n")
+    llm.clear()
+    chat("--thread", "inc", "--user", "u6", input="나는 라면도 좋아해\n")
+    extract = [q for q in llm.plain_requests() if "장기 기억 후보" in q["messages"][0]["content"]]
+    body = extract[0]["messages"][-1]["content"]
+    assert "라면" in body and "김치" not in body
+    assert thread_id_of(chat("--new", "--user", "u6", input="").out)
