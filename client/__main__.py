@@ -9,8 +9,10 @@ import sys
 from dotenv import load_dotenv
 
 from . import i18n
+from .faults import AuthError
 from .config import ConfigError, Settings, add_chat_options, add_db_option, resolve, resolve_db
 from .i18n import t
+from .local.weights import SetupError
 from .render import Renderer
 from .store import StoreError, open_store
 
@@ -43,26 +45,38 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 async def run_chat(settings: Settings) -> int:
-    from .agent import build_agent, build_model
-    from .mcp_tools import ToolHub
+    from .mcp import server_specs
+    from .providers import provider_runtime
+
+    specs = server_specs(settings)  # a bad --mcp-config is a ConfigError: exit 2 before anything starts
+    async with provider_runtime(settings):  # clova: needs a key; local: starts and stops llama-server
+        return await _chat(settings, specs)
+
+
+async def _chat(settings: Settings, specs: list) -> int:
+    from .agent import build_agent, build_model, check_key
+    from .mcp import ToolHub
     from .repl import Repl
     from .session import ChatSession
 
-    if not settings.api_key:
-        raise ConfigError("no_key")
     renderer = Renderer()
+    await check_key(settings)
     store = await open_store(settings.db)
-    hub = ToolHub(settings.server_url, settings.debug)
+    hub = ToolHub(specs, settings.debug)
     try:
         await hub.connect()
-        if hub.error:
-            if settings.require_tools:
-                renderer.error(t("mcp_required", target=hub.target, err=hub.error))
-                return EXIT_RUNTIME
-            renderer.error(t("mcp_failed", target=hub.target, err=hub.error))
+        for server in hub.failed():  # one line per server; the others keep their tools
+            key = "mcp_required" if settings.require_tools else "mcp_server_failed"
+            renderer.error(t(key, name=server.spec.name, target=server.spec.shown, err=server.error))
+        if hub.failed() and settings.require_tools:
+            return EXIT_RUNTIME
         model = build_model(settings, with_tools=bool(hub.tools))
         summarizer = build_model(settings, with_tools=False)
         agent, mw = build_agent(model, hub.tools, store.checkpointer, settings.max_input_tokens)
+        if settings.provider == "local":  # the local template lists tools compactly: count what is sent
+            from .providers import local_tools_tokens
+
+            mw.tools_tokens = local_tools_tokens(hub.tools)
         memory = None
         if settings.memory:
             from .memory.manager import MemoryManager
@@ -142,6 +156,12 @@ def main(argv: list[str] | None = None) -> int:
         code = EXIT_CONFIG
     except StoreError as e:
         print(t(e.key, **e.fmt), file=sys.stderr)
+        code = EXIT_RUNTIME
+    except AuthError as e:
+        print(t("auth_failed", err=str(e)), file=sys.stderr)
+        code = EXIT_CONFIG
+    except SetupError as e:  # --provider local could not build, fetch or start its model
+        print(t("local_failed", err=str(e)), file=sys.stderr)
         code = EXIT_RUNTIME
     except KeyboardInterrupt:
         code = 130

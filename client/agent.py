@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
@@ -13,12 +14,18 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_naver import ChatClovaX
+from langgraph.config import get_stream_writer
 
 from .config import Settings
+from .faults import MAX_TRIES, AuthError, IncompleteResponse, backoff, classify, describe
 from .context.budget import Calibration, estimate_messages_tokens, estimate_tools_tokens, fit_to_budget
 
 
 def build_model(settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
+    if settings.provider != "clova":  # openai-compatible server or the local llama-server
+        from .providers import build_openai_model
+
+        return build_openai_model(settings, with_tools=with_tools)
     kwargs: dict[str, Any] = {}
     if settings.model.upper().startswith("HCX-007") and with_tools:
         kwargs["reasoning_effort"] = "none"  # CLOVA requires it with tools
@@ -30,9 +37,25 @@ def build_model(settings: Settings, *, with_tools: bool = True) -> BaseChatModel
         streaming=True,
         stream_usage=True,
         timeout=settings.timeout,
-        max_retries=2,
+        max_retries=0,  # retries are ours: visible, bounded, honouring Retry-After
         **kwargs,
     )
+
+
+async def check_key(settings: Settings) -> None:
+    """Start-up probe: a rejected key (401/403) ends the program before the
+    first prompt. Anything else (no /models route, network) is left to the
+    first real request."""
+    import httpx
+
+    try:
+        async with httpx.AsyncClient(timeout=5) as client:
+            r = await client.get(settings.base_url.rstrip("/") + "/models",
+                                 headers={"Authorization": f"Bearer {settings.api_key}"})
+    except httpx.HTTPError:
+        return
+    if r.status_code in (401, 403):
+        raise AuthError(f"HTTP {r.status_code}")
 
 
 @dataclass
@@ -73,13 +96,31 @@ class ContextMiddleware(AgentMiddleware):
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> ModelResponse:
         msgs: list[BaseMessage] = list(request.messages)
-        fitted, dropped = fit_to_budget(msgs, self.budget, self.tools_tokens, self.calibration.ratio)
-        estimate = self.tools_tokens + estimate_messages_tokens(fitted)
-        if fitted != msgs:
-            request = request.override(messages=fitted)
-        started = time.perf_counter()
-        response = await handler(request)
-        self.stats.model_seconds += time.perf_counter() - started
+        budget, context_retried, attempt = self.budget, False, 0
+        while True:
+            attempt += 1
+            fitted, dropped = fit_to_budget(msgs, budget, self.tools_tokens, self.calibration.ratio)
+            estimate = self.tools_tokens + estimate_messages_tokens(fitted)
+            started = time.perf_counter()
+            try:
+                response = await handler(request.override(messages=fitted) if fitted != msgs else request)
+                _check_complete(response)
+                break
+            except Exception as e:  # noqa: BLE001 - classified below, re-raised when final
+                fault = classify(e)
+                if fault.kind == "auth":
+                    raise AuthError(describe(e)) from None
+                if fault.kind == "context" and not context_retried:
+                    context_retried, budget = True, budget // 2  # trim harder, once
+                    _notify("context_retry", {})
+                    continue
+                if fault.kind != "retry" or attempt >= MAX_TRIES:
+                    raise
+                delay = backoff(attempt, fault.retry_after)
+                _notify("retrying", {"err": describe(e), "delay": delay, "n": attempt + 1, "total": MAX_TRIES})
+                await asyncio.sleep(delay)
+            finally:
+                self.stats.model_seconds += time.perf_counter() - started
         usage = next(
             (m.usage_metadata for m in response.result if isinstance(m, AIMessage) and m.usage_metadata), None
         )
@@ -93,6 +134,21 @@ class ContextMiddleware(AgentMiddleware):
         s.input_total += reported or 0
         s.output_total += s.output or 0
         return response
+
+
+def _check_complete(response: ModelResponse) -> None:
+    """A streamed answer without a finish reason was cut off: never keep it."""
+    for m in response.result:
+        if isinstance(m, AIMessage) and not (m.response_metadata or {}).get("finish_reason"):
+            raise IncompleteResponse("stream ended early")
+
+
+def _notify(key: str, fmt: dict[str, Any]) -> None:
+    """A notice on the graph's custom stream (shown by the REPL at once)."""
+    try:
+        get_stream_writer()({"notice": key, "fmt": fmt})
+    except Exception:  # noqa: BLE001 - outside a graph run: nobody to tell
+        pass
 
 
 def flatten_content(content: Any) -> str:

@@ -16,7 +16,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "compact": ("[초점]", "지금 요약 (남길 내용 지정 가능)", "summarize now (optional focus)"),
     "summary": ("", "현재 요약 보기", "show the current summary"),
     "tokens": ("", "턴별/전체 토큰 사용량 (API 보고값)", "per-turn and total tokens (API-reported)"),
-    "tools": ("", "서버와 도구 목록", "servers and tools"),
+    "tools": ("", "서버별 도구와 설명", "tools per server, with descriptions"),
+    "servers": ("", "MCP 서버 상태", "MCP server states"),
     "title": ("TEXT", "세션 제목 바꾸기", "rename the session"),
     "memory": ("", "장기 기억 목록 (점수, 출처)", "long-term memory (scores, sources)"),
     "forget": ("N", "장기 기억 N번 삭제", "delete memory item N"),
@@ -45,7 +46,9 @@ def parse(line: str) -> Command | None:
 
 
 def help_text(lang: str = "ko") -> str:
-    rows = []
+    from .i18n import default
+
+    rows = [default("provider_help")] if default("provider_help") else []  # which model answers
     for name, (hint, ko, en) in COMMANDS.items():
         rows.append(f"  /{name} {hint}".ljust(34) + (ko if lang == "ko" else en))
     return "\n".join(rows)

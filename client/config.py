@@ -20,6 +20,7 @@ MODEL_WINDOWS: dict[str, tuple[int, int]] = {
     "HCX-003": (8_192, 1_024),
     "HCX-DASH-002": (32_000, 1_024),
     "HCX-DASH-001": (4_096, 1_024),
+    "qwen2.5-coder-1.5b-instruct-q4_k_m": (4_096, 1_024),  # --provider local, window as served (-c)
     "*": (32_000, 2_048),
 }
 MIN_TOOL_COMPLETION_TOKENS = 1_024  # CLOVA rejects less when tools are bound
@@ -41,10 +42,15 @@ class Settings:
     db: str = "checkpoint.db"
     thread: str | None = None
     new: bool = False
-    server_url: str | None = None
+    server_url: str | None = None  # the first of server_urls (kept for older callers)
+    server_urls: list[str] = field(default_factory=list)  # --server-url (repeatable) / MCP_SERVER_URL
+    mcp_config: str | None = None  # --mcp-config / MCP_CONFIG: mcpServers JSON file
+    with_search: bool = False  # keep the bundled search server alongside configured ones
     model: str = DEFAULT_MODEL
     api_key: str | None = None
     base_url: str = DEFAULT_BASE_URL
+    provider: str = "clova"  # clova | openai | local (client/providers.py)
+    provider_auto: bool = False  # local chosen because no CLOVA key was configured
     context: ContextSettings = field(default_factory=ContextSettings)
     max_input_tokens: int = 0
     max_output_tokens: int = 4_096
@@ -64,7 +70,8 @@ class Settings:
 
     def secrets(self) -> list[str]:
         """Values that must never be printed or stored."""
-        names = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "NAVER_CLIENT_SECRET", "NAVER_CLIENT_ID")
+        names = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "NAVER_CLIENT_SECRET", "NAVER_CLIENT_ID",
+                 "OPENAI_API_KEY")
         vals = [self.api_key or ""] + [os.environ.get(n, "") for n in names]
         return [v for v in vals if len(v) >= 4]
 
@@ -87,7 +94,9 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
     add_db_option(p)
     p.add_argument("--thread", help="이어갈(없으면 만들) 세션 ID")
     p.add_argument("--new", action="store_true", help="새 세션을 바로 시작")
-    p.add_argument("--server-url", help="streamable HTTP MCP 서버 URL (기본: 내장 검색 서버를 stdio로 실행)")
+    p.add_argument("--server-url", action="append", help="streamable HTTP MCP 서버 URL, 여러 번 지정 가능 (기본: 내장 검색 서버를 stdio로 실행)")
+    p.add_argument("--mcp-config", help="MCP 서버 설정 파일 (mcpServers JSON, env MCP_CONFIG)")
+    p.add_argument("--with-search", action="store_true", help="다른 MCP 서버와 함께 내장 검색 서버도 실행")
     p.add_argument("--context", choices=STRATEGIES, help=f"컨텍스트 정책 (기본 {DEFAULT_STRATEGY})")
     p.add_argument("--max-turns", type=int, help="원문 그대로 유지할 완료된 턴 수 (trim 5, summarize 2)")
     p.add_argument("--summary-after", type=int, help="요약을 시작하는 턴 수 N (기본 5)")
@@ -97,6 +106,9 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-threshold", type=float, help="장기 기억으로 남길 최소 유용성 점수 (기본 0.5)")
     p.add_argument("--memory-top-k", type=int, help="세션당 남길 장기 기억 최대 개수 (기본 5)")
     p.add_argument("--model", help=f"모델 이름 (기본 {DEFAULT_MODEL})")
+    from .providers import add_provider_options  # --provider, --base-url
+
+    add_provider_options(p)
     p.add_argument("--timeout", type=float, help="모델 요청 제한 시간(초, 기본 120)")
     p.add_argument("--require-tools", action="store_true", help="MCP 서버 연결 실패 시 종료")
     p.add_argument("--lang", choices=("ko", "en"), help="UI 언어")
@@ -117,10 +129,17 @@ def resolve(args: argparse.Namespace) -> Settings:
     s.new = bool(args.new)
     if s.thread is not None and not THREAD_ID_RE.match(s.thread):
         raise ConfigError("bad_thread_id")
-    s.server_url = args.server_url or os.environ.get("MCP_SERVER_URL") or None
+    env_url = os.environ.get("MCP_SERVER_URL") or ""
+    s.server_urls = list(args.server_url or ([env_url] if env_url.strip() else []))
+    s.server_url = s.server_urls[0] if s.server_urls else None
+    s.mcp_config = args.mcp_config or os.environ.get("MCP_CONFIG") or None
+    s.with_search = bool(args.with_search)
     s.model = args.model or os.environ.get("CLOVA_STUDIO_MODEL") or DEFAULT_MODEL
     s.api_key = os.environ.get("CLOVA_STUDIO_API_KEY") or os.environ.get("CLOVASTUDIO_API_KEY") or None
     s.base_url = os.environ.get("CLOVA_STUDIO_BASE_URL") or DEFAULT_BASE_URL
+    from .providers import apply_provider  # sets provider, model, endpoint, key
+
+    apply_provider(s, args)
     strategy = args.context or os.environ.get("CONTEXT_STRATEGY") or DEFAULT_STRATEGY
     if strategy not in STRATEGIES:
         raise ConfigError("bad_option", detail=f"CONTEXT_STRATEGY={strategy!r}")

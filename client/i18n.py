@@ -18,12 +18,12 @@ KO: dict[str, str] = {
     "summary_failed": "경고: 요약 요청이 실패하여 이번 턴은 요약 없이 보냅니다. 다음 턴에 다시 시도합니다. ({err})",
     "budget_dropped": "토큰 예산을 넘어 오래된 {n}턴을 이번 요청에서 뺐습니다.",
     "too_long": "메시지가 너무 깁니다: 약 {tokens} 토큰으로 요청 예산 {budget} 토큰을 넘습니다. 보내지 않았고 저장하지도 않았습니다.",
-    "status": "[상태] 요청 토큰 추정 {est}{api} · 예산의 {pct}% · 컨텍스트 {turns}턴{action}",
+    "status": "[상태] {provider}요청 토큰 추정 {est}{api} · 예산의 {pct}% · 컨텍스트 {turns}턴{action}",
     "status_api": " / API {n}",
     "status_trim": " · 트리밍",
     "status_summary": " · 요약",
     "turn_error": "요청을 처리하는 중 오류가 발생했습니다: {err}",
-    "no_key": "CLOVA Studio API 키가 없습니다. .env 또는 환경 변수에 CLOVA_STUDIO_API_KEY를 설정하세요.",
+    "no_key": "CLOVA Studio API 키가 없습니다. .env 또는 환경 변수에 CLOVA_STUDIO_API_KEY를 설정하거나, 이 컴퓨터의 소형 모델을 쓰려면 mcp-chat --provider local 로 실행하세요.",
     "bad_option": "잘못된 옵션: {detail}",
     "bad_thread_id": "세션 ID가 올바르지 않습니다: 영문, 숫자, '-', '_', '.' 로 된 1~128자여야 합니다.",
     "db_not_database": "'{path}' 파일은 읽을 수 있는 SQLite 데이터베이스가 아닙니다. 파일은 그대로 두었습니다.",
@@ -58,7 +58,7 @@ KO: dict[str, str] = {
     "no_thread": "세션을 찾을 수 없습니다: {id}",
     "deleted": "세션을 삭제했습니다: {id}",
     "threads_empty": "저장된 세션이 없습니다.",
-    "interrupted": "중단했습니다. 이 메시지는 저장되지 않았습니다.",
+    "interrupted": "중단했습니다. 이번 메시지와 답변은 저장하지 않았습니다.",
     "export_turn": "## {n}번째 턴",
     "export_summary": "> (요약) {text}",
     "unknown_command": "알 수 없는 명령입니다: {cmd}. /help 로 명령 목록을 확인하세요.",
@@ -70,7 +70,17 @@ KO: dict[str, str] = {
     "memory_off": "장기 기억이 꺼져 있습니다 (--no-memory).",
     "forgot": "장기 기억 {n}번을 삭제했습니다: {text}",
     "no_memory_item": "장기 기억 {n}번이 없습니다. /memory 로 번호를 확인하세요.",
+    "context_retry": "모델이 입력이 너무 길다고 거절하여 오래된 대화를 더 줄여 한 번 다시 보냅니다.",
+    "auth_failed": "CLOVA Studio가 API 키를 거부했습니다 ({err}). CLOVA_STUDIO_API_KEY를 확인하세요.",
     "retrying": "요청 실패({err}), {delay:.1f}초 후 다시 시도합니다 ({n}/{total})...",
+    "provider_local": "로컬 {model} (이 컴퓨터에서 실행하는 소형 모델: 품질이 낮고 한국어가 서툽니다)",
+    "provider_openai": "OpenAI 호환 서버 {host}의 {model}",
+    "provider_clova": "CLOVA Studio {model}",
+    "provider_help": "모델: {what} · 요청 예산 {budget} 토큰",
+    "auto_local": "CLOVA Studio API 키가 없어 로컬 소형 모델({model})로 대화합니다. 품질이 낮습니다; 키를 설정하면 HyperCLOVA X를 씁니다.",
+    "local_failed": "로컬 모델을 준비하지 못했습니다: {err}",
+    "openai_no_base_url": "--provider openai 에는 서버 주소가 필요합니다: --base-url URL 또는 OPENAI_BASE_URL.",
+    "openai_no_model": "--provider openai 에는 모델 이름이 필요합니다: --model NAME 또는 OPENAI_MODEL.",
 }
 
 EN: dict[str, str] = {
@@ -89,12 +99,12 @@ EN: dict[str, str] = {
     "summary_failed": "Warning: the summary request failed; this turn goes out unsummarized and the next turn retries. ({err})",
     "budget_dropped": "Over the token budget: left {n} old turns out of this request.",
     "too_long": "Message too long: about {tokens} tokens, over the request budget of {budget}. Not sent, not stored.",
-    "status": "[status] request tokens est. {est}{api} · {pct}% of budget · {turns} turns in context{action}",
+    "status": "[status] {provider}request tokens est. {est}{api} · {pct}% of budget · {turns} turns in context{action}",
     "status_api": " / API {n}",
     "status_trim": " · trimmed",
     "status_summary": " · summarized",
     "turn_error": "Error while handling the request: {err}",
-    "no_key": "No CLOVA Studio API key. Set CLOVA_STUDIO_API_KEY in .env or the environment.",
+    "no_key": "No CLOVA Studio API key. Set CLOVA_STUDIO_API_KEY in .env or the environment, or run mcp-chat --provider local for a small model on this machine.",
     "bad_option": "Bad option: {detail}",
     "bad_thread_id": "Invalid session ID: use 1-128 letters, digits, '-', '_' or '.'.",
     "db_not_database": "'{path}' is not a readable SQLite database. The file was left untouched.",
@@ -129,7 +139,7 @@ EN: dict[str, str] = {
     "no_thread": "No such session: {id}",
     "deleted": "Deleted session: {id}",
     "threads_empty": "No stored sessions.",
-    "interrupted": "Interrupted. This message was not stored.",
+    "interrupted": "Interrupted. This message and its answer were not stored.",
     "export_turn": "## Turn {n}",
     "export_summary": "> (summary) {text}",
     "unknown_command": "Unknown command: {cmd}. Type /help for the list.",
@@ -141,7 +151,17 @@ EN: dict[str, str] = {
     "memory_off": "Long-term memory is off (--no-memory).",
     "forgot": "Deleted memory item {n}: {text}",
     "no_memory_item": "No memory item {n}. See /memory for numbers.",
+    "context_retry": "The model said the input is too long; retrying once with less history.",
+    "auth_failed": "The endpoint rejected the API key ({err}). Check CLOVA_STUDIO_API_KEY.",
     "retrying": "Request failed ({err}); retrying in {delay:.1f}s ({n}/{total})...",
+    "provider_local": "local {model} (a small model on this machine: lower quality, weak Korean)",
+    "provider_openai": "{model} on the OpenAI-compatible server {host}",
+    "provider_clova": "CLOVA Studio {model}",
+    "provider_help": "Model: {what} · request budget {budget} tokens",
+    "auto_local": "No CLOVA Studio API key: chatting with a small local model ({model}), lower quality; set a key to use HyperCLOVA X.",
+    "local_failed": "Could not prepare the local model: {err}",
+    "openai_no_base_url": "--provider openai needs a server address: --base-url URL or OPENAI_BASE_URL.",
+    "openai_no_model": "--provider openai needs a model name: --model NAME or OPENAI_MODEL.",
 }
 
 TABLES = {"ko": KO, "en": EN}
@@ -153,6 +173,18 @@ def set_lang(lang: str) -> None:
     _lang = lang if lang in TABLES else "ko"
 
 
+_defaults: dict[str, object] = {"provider": "", "provider_help": ""}
+
+
+def set_defaults(**values: object) -> None:
+    """Values every formatted string may use, e.g. the provider on the status line."""
+    _defaults.update(values)
+
+
+def default(name: str) -> str:
+    return str(_defaults.get(name, ""))
+
+
 def t(key: str, **fmt: object) -> str:
     text = TABLES[_lang].get(key) or KO.get(key) or key
-    return text.format(**fmt) if fmt else text
+    return text.format(**{**_defaults, **fmt}) if fmt else text

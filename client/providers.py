@@ -57,6 +57,8 @@ def apply_provider(s: Settings, args: argparse.Namespace) -> None:
             raise ConfigError("bad_option", detail="--base-url는 --provider openai 에서만 씁니다")
         s.model = LOCAL_MODEL
         s.api_key = None
+        # the bundled search server reads this when spawned: results sized for a 4K window
+        os.environ.setdefault("NAVER_RESULT_MAX_CHARS", str(TOOL_RESULT_CHARS))
 
 
 def describe(s: Settings) -> tuple[str, str]:
@@ -89,7 +91,7 @@ def build_openai_model(settings: Settings, *, with_tools: bool = True) -> BaseCh
         streaming=True,
         stream_usage=True,
         timeout=settings.timeout,
-        max_retries=2,
+        max_retries=0,  # retries are the agent's (client/faults.py), as for CLOVA
         **kwargs,
     )
 
@@ -105,32 +107,31 @@ def local_tools_tokens(tools: list[BaseTool]) -> int:
 @asynccontextmanager
 async def provider_runtime(s: Settings) -> AsyncIterator[Settings]:
     """What the provider needs while the chat runs: for `local`, the prepared server."""
-    if s.provider == "clova":
-        if not s.api_key:
-            raise ConfigError("no_key")
+    if s.provider == "clova" and not s.api_key:
+        raise ConfigError("no_key")
+    if s.provider != "local":
+        i18n.set_defaults(**dict(zip(("provider", "provider_help"), describe(s))))
         yield s
         return
-    if s.provider == "openai":
+    external = os.environ.get("MCP_CHAT_LOCAL_URL", "").strip()
+    if external:  # a llama-server already running (shared by sessions, or the tests' recording proxy)
+        s.base_url = external
+        i18n.set_defaults(**dict(zip(("provider", "provider_help"), describe(s))))
         yield s
         return
     from .local import prepare, runtime_ready
     from .local.server import install_sigterm_handler
-    from .local.weights import SetupError
 
-    ready = runtime_ready()
-    if s.provider_auto and not ready and not sys.stdin.isatty():
+    if s.provider_auto and not runtime_ready() and not sys.stdin.isatty():
         raise ConfigError("no_key")  # no silent 1 GiB download from a script: one line, exit 2
     if s.provider_auto:
         print(i18n.t("auto_local", model=LOCAL_LABEL), file=sys.stderr, flush=True)
     install_sigterm_handler()
+    server = prepare(start=True)  # SetupError: one line, exit 1 (client/__main__.py)
     try:
-        server = prepare(start=True)
-        os.environ.setdefault("NAVER_RESULT_MAX_CHARS", str(TOOL_RESULT_CHARS))  # the bundled server's cap
         await server.wait_ready()
-    except SetupError as e:
-        raise ConfigError("local_failed", err=str(e)) from None
-    try:
         s.base_url = server.base_url
+        i18n.set_defaults(**dict(zip(("provider", "provider_help"), describe(s))))
         if s.debug:
             print(f"[local] {server.base_url} pid={server.pid} ready in {server.ready_seconds:.1f}s", file=sys.stderr)
         yield s

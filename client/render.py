@@ -70,3 +70,17 @@ class Renderer:
 
     def tool_result(self, content: str, error: bool) -> None:
         self.line(t("tool_error" if error else "tool_result", preview=preview(content)))
+
+    def progress(self, text: str, final: bool) -> None:
+        """A long-running tool's progress: one rewritten line on a terminal; piped, only the final line."""
+        if getattr(self, "_progress_open", False) and self._mid_line:
+            self.out.write("\r\x1b[K")  # rewrite our own progress line in place
+            self._mid_line = False
+        if final:
+            self.line(preview(text))
+        elif self.tty:
+            self.end_stream()
+            self.out.write(preview(text))
+            self.out.flush()
+            self._mid_line = True
+        self._progress_open = self.tty and not final

@@ -3,29 +3,47 @@
 from __future__ import annotations
 
 import asyncio
-import json
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from . import commands
 from .config import EXIT_WORDS, THREAD_ID_RE, Settings
 from .export import to_json, to_markdown
+from .faults import AuthError
 from .i18n import t
-from .mcp_tools import ToolHub
+from .mcp import ToolHub
 from .render import Renderer
 from .session import ChatSession, Notice, Refused, Text, ToolCall, ToolResult, TurnDone
 from .context.policy import STRATEGIES, ContextSettings
 
 
-async def read_line(prompt: str | None = None) -> str | None:
-    """One line from stdin (None at EOF); undecodable bytes are replaced."""
-    if prompt and sys.stdin.isatty():
-        sys.stdout.write(prompt)
-        sys.stdout.flush()
-    raw = await asyncio.to_thread(sys.stdin.buffer.readline)
-    if not raw:
-        return None
-    return raw.decode("utf-8", errors="replace").rstrip("\r\n")
+class LineReader:
+    """stdin lines on a daemon thread, so a blocked read never holds up exit.
+
+    Undecodable bytes are replaced; None means EOF.
+    """
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+
+        def pump() -> None:
+            for raw in iter(sys.stdin.buffer.readline, b""):
+                loop.call_soon_threadsafe(self.queue.put_nowait, raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+            loop.call_soon_threadsafe(self.queue.put_nowait, None)
+
+        threading.Thread(target=pump, name="stdin", daemon=True).start()
+
+    async def read(self, prompt: str | None = None) -> str | None:
+        if prompt and sys.stdin.isatty():
+            sys.stdout.write(prompt)
+            sys.stdout.flush()
+        line = await self.queue.get()
+        if line is None:
+            self.queue.put_nowait(None)  # stay at EOF
+        return line
 
 
 class Repl:
@@ -34,18 +52,35 @@ class Repl:
         self.session = session
         self.hub = hub
         self.r = renderer
+        self.reader: LineReader | None = None
+        self._current: asyncio.Task | None = None  # what Ctrl-C cancels
+
+    async def read_line(self, prompt: str | None = None) -> str | None:
+        """A line, or None at EOF or on Ctrl-C at the prompt."""
+        assert self.reader is not None
+        self._current = asyncio.ensure_future(self.reader.read(prompt))
+        try:
+            return await self._current
+        except asyncio.CancelledError:
+            if self._current.cancelled() and not _self_cancelling():
+                self.r.line("")
+                return None
+            raise
+        finally:
+            self._current = None
+        hub.on_progress = renderer.progress  # long-running MCP tools
 
     async def choose_thread(self) -> None:
         tid = self.s.thread
         if tid is None and not self.s.new:
             print(t("ask_thread"), end="", flush=True)
-            line = await read_line()
+            line = await self.read_line()
             print(flush=True)
             tid = (line or "").strip() or None
             while tid is not None and not THREAD_ID_RE.match(tid):
                 self.r.error(t("bad_thread_id"))
                 print(t("ask_thread"), end="", flush=True)
-                line = await read_line()
+                line = await self.read_line()
                 if line is None:
                     raise EOFError
                 tid = line.strip() or None
@@ -78,10 +113,29 @@ class Repl:
                 self.r.line(t("resumed", turns=info.turns))
 
     async def run(self) -> int:
+        self.reader = LineReader()
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_signal_handler(signal.SIGINT, self._interrupt)
+        except (NotImplementedError, RuntimeError):  # not the main thread / platform
+            pass
+        try:
+            return await self._run()
+        finally:
+            try:
+                loop.remove_signal_handler(signal.SIGINT)
+            except (NotImplementedError, RuntimeError):
+                pass
+
+    def _interrupt(self) -> None:
+        if self._current is not None and not self._current.done():
+            self._current.cancel()
+
+    async def _run(self) -> int:
         await self.choose_thread()
         self.r.line(t("greeting"))
         while True:
-            line = await read_line("\nUser: ")
+            line = await self.read_line("\nUser: ")
             if line is None:
                 break
             text = line.strip()
@@ -100,15 +154,27 @@ class Repl:
         return 0
 
     async def turn(self, text: str, **kw: object) -> None:
-        try:
+        async def consume() -> None:
             async for ev in self.session.turn(text, **kw):  # type: ignore[arg-type]
                 self.render(ev)
+
+        self._current = asyncio.ensure_future(consume())
+        try:
+            await self._current
+        except asyncio.CancelledError:
+            if not self._current.cancelled() or _self_cancelling():
+                raise
+            self.r.error(t("interrupted"))  # Ctrl-C: this turn only
+        except AuthError:
+            raise
         except Exception as e:  # noqa: BLE001 - one line, the session goes on
             if self.s.debug:
                 import traceback
 
                 traceback.print_exc()
             self.r.error(t("turn_error", err=_redact(_short(e), self.s.secrets())))
+        finally:
+            self._current = None
 
     def render(self, ev: object) -> None:
         if isinstance(ev, Text):
@@ -162,9 +228,11 @@ class Repl:
         elif cmd.name == "tokens":
             await self.tokens()
         elif cmd.name == "tools":
-            self.r.line(f"{self.hub.target}: " + ("연결 실패 " + (self.hub.error or "") if self.hub.error else "연결됨"))
-            for tool in self.hub.tools:
-                self.r.line(f"  {tool.name}: {(tool.description or '').splitlines()[0][:100]}")
+            for line in self.hub.describe_tools():
+                self.r.line(line)
+        elif cmd.name == "servers":
+            for line in self.hub.describe_servers():
+                self.r.line(line)
         elif cmd.name == "title":
             if cmd.arg:
                 await store.set_title(self.session.thread_id, cmd.arg[:100])
@@ -202,7 +270,7 @@ class Repl:
             self.r.error(t("no_thread", id=tid))
             return
         self.r.line(f"'{tid}' 세션을 삭제할까요? (y/N) ")
-        answer = await read_line()
+        answer = await self.read_line()
         if (answer or "").strip().lower() in ("y", "yes", "예", "네"):
             await self.session.store.delete_thread(tid)
             self.r.line(t("deleted", id=tid))
@@ -259,6 +327,12 @@ async def print_threads(session_or_store: object, r: Renderer) -> None:
         r.line(f"{th.thread_id}\t{th.turns}\t{when}\t{th.title}")
 
 
+def _self_cancelling() -> bool:
+    """True when the running task itself is being cancelled (shutdown), not just a child."""
+    task = asyncio.current_task()
+    return bool(task and task.cancelling())
+
+
 def _short(e: BaseException) -> str:
     s = str(e).strip().splitlines()
     return (s[0] if s else type(e).__name__)[:300]
@@ -270,4 +344,4 @@ def _redact(text: str, secrets: list[str]) -> str:
     return text
 
 
-__all__ = ["Repl", "print_threads", "read_line", "json"]
+__all__ = ["LineReader", "Repl", "print_threads"]

@@ -18,6 +18,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from .agent import ContextMiddleware, RequestStats
 from .config import Settings
+from .faults import with_retries
 from .context import count_turns, estimate_messages_tokens, fit_to_budget, split, text_of
 from .context.policy import ContextSettings, prepare
 from .context.summarize import SummaryPlan, apply_summary, chunk_turns, summarizer_request
@@ -144,7 +145,8 @@ class ChatSession:
         """Roll a summary over the planned turns, in chunks that fit one request."""
         summary = plan.previous_summary
         for chunk in chunk_turns(plan.to_summarize, SUMMARY_CHUNK_TOKENS):
-            reply = await self.summarizer.ainvoke(summarizer_request(summary, chunk, focus))
+            request = summarizer_request(summary, chunk, focus)
+            reply = await with_retries(lambda: self.summarizer.ainvoke(request))
             text = text_of(reply).strip()
             if not text:
                 raise ValueError("empty summary")
@@ -189,11 +191,15 @@ class ChatSession:
             yield Notice("budget_dropped", {"n": dropped})
         self.mw.stats = RequestStats(dropped_turns=dropped, model_seconds=summary_seconds)
         payload = {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *request]}
-        async for mode, data in self.agent.astream(
-            payload, self.config, stream_mode=["messages", "updates"], durability="exit"
-        ):
-            for ev in _events(mode, data):
-                yield ev
+        try:
+            async for mode, data in self.agent.astream(
+                payload, self.config, stream_mode=["messages", "updates", "custom"], durability="exit"
+            ):
+                for ev in _events(mode, data):
+                    yield ev
+        except BaseException:  # error, Ctrl-C (cancel), shutdown: the turn never happened
+            await self._restore(context)
+            raise
 
         final = await self._state_messages()
         await self._record(final)
@@ -204,6 +210,19 @@ class ChatSession:
         )
         await self.store.prune_checkpoints(self.thread_id)
         yield TurnDone(stats, count_turns(split(final).join()), prepared.trimmed + dropped, summarized, budget)
+
+    async def _restore(self, context: list[BaseMessage]) -> None:
+        """Put the working context back as it was before the turn (a summary
+        made this turn is kept). Best effort: a failing store must not hide
+        the original error."""
+        try:
+            await self.agent.aupdate_state(
+                self.config, {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *context]}, as_node="model"
+            )
+            await self._record(context)
+            await self.store.prune_checkpoints(self.thread_id)
+        except Exception:  # noqa: BLE001
+            pass
 
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
         """Summarize now (/compact): older turns fold into the pair, state replaced."""
@@ -235,6 +254,8 @@ def _events(mode: str, data: Any) -> list[Event]:
             t = text_of(chunk)
             if t:
                 out.append(Text(t))
+    elif mode == "custom" and isinstance(data, dict) and data.get("notice"):
+        out.append(Notice(data["notice"], data.get("fmt", {}), warning=True))
     elif mode == "updates" and isinstance(data, dict):
         for node, update in data.items():
             msgs = (update or {}).get("messages", []) if isinstance(update, dict) else []

@@ -8,8 +8,6 @@ Cache: `$MCP_CHAT_CACHE`, else `$XDG_CACHE_HOME/mcp-chat`, else `~/.cache/mcp-ch
 
 from __future__ import annotations
 
-import os
-
 from .build import build_server, server_ready
 from .server import LocalServer
 from .spec import CONTEXT_WINDOW, QWEN_CODER_15B, server_dir
@@ -29,6 +27,5 @@ def prepare(*, start: bool = False, threads: int | None = None) -> LocalServer:
     binary = build_server()
     weights = fetch_weights()
     template = write_template(server_dir())
-    ctx = int(os.environ.get("MCP_CHAT_LOCAL_CTX", "") or CONTEXT_WINDOW)
-    server = LocalServer(binary, weights, template, alias=QWEN_CODER_15B.name, ctx=ctx, threads=threads)
+    server = LocalServer(binary, weights, template, alias=QWEN_CODER_15B.name, ctx=CONTEXT_WINDOW, threads=threads)
     return server.start() if start else server

@@ -18,6 +18,7 @@ from mcp import types
 
 MAX_RESULT_CHARS = 20_000
 EMPTY = "(no content)"
+_TEXT_TYPES = {"application/json", "application/xml", "application/yaml", "application/javascript"}
 
 
 def result_text(result: types.CallToolResult, limit: int = MAX_RESULT_CHARS) -> str:
@@ -53,6 +54,9 @@ def block_text(block: Any) -> str:
         if isinstance(res, types.TextResourceContents):
             return f"[resource <{res.uri}> {mime}]\n{res.text}"
         if isinstance(res, types.BlobResourceContents):
+            text = _as_text(res.blob, mime)
+            if text is not None:
+                return f"[resource <{res.uri}> {mime}]\n{text}"
             return f"[resource <{res.uri}>: {mime}, {_size(_b64_len(res.blob))} binary, not shown]"
         return f"[resource <{getattr(res, 'uri', '?')}>]"
     kind = getattr(block, "type", None) or (block.get("type") if isinstance(block, dict) else None)
@@ -67,6 +71,16 @@ def _same_json(block: Any, value: Any) -> bool:
         return json.loads(block.text) == value
     except ValueError:
         return False
+
+
+def _as_text(blob: str, mime: str) -> str | None:
+    """A blob that declares a textual type and decodes as UTF-8, else None."""
+    if not (mime.startswith("text/") or mime in _TEXT_TYPES or mime.endswith(("+json", "+xml"))):
+        return None
+    try:
+        return base64.b64decode(blob, validate=False).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
 
 
 def _b64_len(data: str) -> int:

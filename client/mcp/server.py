@@ -213,6 +213,8 @@ def _error_result(text: str) -> types.CallToolResult:
 def _one_line(e: BaseException) -> str:
     while isinstance(e, BaseExceptionGroup) and e.exceptions:
         e = e.exceptions[0]
+    if isinstance(e, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)):
+        return "connection closed"
     lines = str(e).strip().splitlines()
     text = lines[0][:200] if lines else ""
     if not text:

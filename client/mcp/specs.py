@@ -200,7 +200,7 @@ def _is_http(url: str) -> bool:
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]+", "_", text).strip("_") or "server"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "server"
 
 
 def _unique_names(specs: list[ServerSpec]) -> list[ServerSpec]:

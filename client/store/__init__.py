@@ -1,15 +1,20 @@
 """Storage: threads, transcript, usage and the LangGraph checkpointer."""
 
 from .base import Store, StoreError, ThreadInfo, TurnUsage
+from .pg_url import is_postgres_url, mask_url
 
 
 async def open_store(url: str) -> Store:
-    """Open (and create or upgrade) the database named by a path or URL."""
+    """Open (and create or upgrade) the database named by a path or a postgresql:// URL."""
+    if is_postgres_url(url):
+        try:
+            from .postgres import PostgresStore
+        except ImportError as e:  # the driver packages are missing
+            raise StoreError("db_pg_missing", detail=str(e)) from None
+        return await PostgresStore.open(url)
     from .sqlite import SqliteStore
 
-    if url.startswith(("postgres://", "postgresql://")):
-        raise StoreError("db_postgres_unsupported")
     return await SqliteStore.open(url)
 
 
-__all__ = ["Store", "StoreError", "ThreadInfo", "TurnUsage", "open_store"]
+__all__ = ["Store", "StoreError", "ThreadInfo", "TurnUsage", "is_postgres_url", "mask_url", "open_store"]

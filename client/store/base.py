@@ -90,7 +90,20 @@ class Store(ABC):
 
     @abstractmethod
     async def delete_thread(self, thread_id: str) -> bool:
-        """Remove every row of the thread from every table, its memory included."""
+        """Remove every row of the thread from every table, its memory included.
+        Raises StoreError("thread_busy") when another client has the thread open."""
+
+    # -- one client per thread -------------------------------------------------
+    async def lock_thread(self, thread_id: str) -> bool:
+        """Claim the thread for this store until unlock_thread() or close(); False
+        when another client holds it (the caller refuses, never interleaves).
+        Re-claiming a thread this store holds returns True. Held locks die with
+        the process (Postgres: advisory lock on a session connection; SQLite:
+        a byte-range lock on `<db>-lock`)."""
+        return True
+
+    async def unlock_thread(self, thread_id: str) -> None:
+        """Release a claim taken by lock_thread (no-op when not held)."""
 
     # -- long-term memory (per user) -------------------------------------------
     @abstractmethod

@@ -62,6 +62,7 @@ HIGH_VALUE = ("나는", "저는", "내 ", "제 ", "좋아", "싫어", "기억") 
 class LLMStub:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, answer_chars: int = 0) -> None:
         self.answer_chars = answer_chars  # pad plain answers to this length (benchmarks)
+        self.require_key: str | None = None  # when set, other bearer keys get 401
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.queue: deque[dict] = deque()
@@ -74,7 +75,15 @@ class LLMStub:
             def log_message(self, *a: Any) -> None:  # quiet
                 pass
 
+            def _denied(self) -> bool:
+                if stub.require_key and self.headers.get("Authorization") != f"Bearer {stub.require_key}":
+                    self._json(401, {"error": {"message": "invalid api key", "code": "40100"}})
+                    return True
+                return False
+
             def do_GET(self) -> None:
+                if self._denied():
+                    return
                 if self.path.rstrip("/").endswith("/models"):
                     self._json(200, {"object": "list", "data": [{"id": "stub", "object": "model"}]})
                 else:
@@ -83,6 +92,8 @@ class LLMStub:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
+                if self._denied():
+                    return
                 try:
                     body = json.loads(raw)
                 except ValueError:

@@ -1,0 +1,117 @@
+"""Provider faults: what to retry, how long to wait, what to tell the user.
+
+Pure decisions (classify, backoff) plus one exception type per outcome the
+REPL treats differently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass
+from typing import Awaitable, Callable, Literal, TypeVar
+
+import httpx
+import openai
+
+MAX_TRIES = 3
+BASE_DELAY = 1.0
+MAX_DELAY = 20.0
+CONTEXT_CODES = ("40003",)  # CLOVA Studio: input exceeds the model's context
+CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too many tokens", "토큰 수")
+
+T = TypeVar("T")
+Kind = Literal["retry", "auth", "context", "fatal"]
+
+
+class AuthError(Exception):
+    """The endpoint rejected the key (401/403): exit 2, never retried."""
+
+
+class IncompleteResponse(Exception):
+    """The stream ended without a finish reason: nothing of it is kept."""
+
+
+@dataclass
+class Fault:
+    kind: Kind
+    retry_after: float | None = None
+
+
+def classify(e: BaseException) -> Fault:
+    if isinstance(e, (openai.AuthenticationError, openai.PermissionDeniedError)):
+        return Fault("auth")
+    if isinstance(e, openai.BadRequestError):
+        text = f"{getattr(e, 'code', '')} {e}".lower()
+        if any(c in text for c in CONTEXT_CODES) or any(w in text for w in CONTEXT_WORDS):
+            return Fault("context")
+        return Fault("fatal")
+    if isinstance(e, openai.APIStatusError):
+        if e.status_code == 429 or e.status_code >= 500:
+            return Fault("retry", _retry_after(e.response))
+        return Fault("fatal")
+    if isinstance(e, (openai.APIConnectionError, openai.APITimeoutError, httpx.TransportError, IncompleteResponse)):
+        return Fault("retry")
+    return Fault("fatal")
+
+
+def _retry_after(response: httpx.Response | None) -> float | None:
+    if response is None:
+        return None
+    value = response.headers.get("retry-after")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def backoff(attempt: int, retry_after: float | None = None, rng: random.Random | None = None) -> float:
+    """Seconds to wait before try `attempt + 1` (attempt counts from 1).
+
+    Exponential with full jitter, capped; a server's Retry-After wins when
+    it asks for longer.
+    """
+    r = rng or random
+    ceiling = min(MAX_DELAY, BASE_DELAY * (2 ** (attempt - 1)))
+    delay = ceiling / 2 + r.uniform(0, ceiling / 2)
+    if retry_after is not None:
+        delay = max(delay, min(retry_after, 60.0))
+    return delay
+
+
+async def with_retries(call: Callable[[], Awaitable[T]], on_retry: Callable[[str, float, int], None] | None = None) -> T:
+    """Run `call` with the same bounded, jittered retries as model requests."""
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return await call()
+        except Exception as e:  # noqa: BLE001 - classified, re-raised when final
+            fault = classify(e)
+            if fault.kind == "auth":
+                raise AuthError(describe(e)) from None
+            if fault.kind != "retry" or attempt >= MAX_TRIES:
+                raise
+            delay = backoff(attempt, fault.retry_after)
+            if on_retry:
+                on_retry(describe(e), delay, attempt + 1)
+            await asyncio.sleep(delay)
+
+
+def describe(e: BaseException) -> str:
+    """One short line for the user; never the request or its headers."""
+    if isinstance(e, openai.APIStatusError):
+        msg = ""
+        body = e.body if isinstance(e.body, dict) else {}
+        err = body.get("error") if isinstance(body.get("error"), dict) else body.get("status") or {}
+        if isinstance(err, dict):
+            msg = str(err.get("message") or "")
+        return f"HTTP {e.status_code}" + (f" {msg[:120]}" if msg else "")
+    if isinstance(e, openai.APITimeoutError):
+        return "timeout"
+    if isinstance(e, openai.APIConnectionError):
+        return "connection error"
+    if isinstance(e, IncompleteResponse):
+        return "incomplete response"
+    text = str(e).strip().splitlines()
+    return (text[0] if text else type(e).__name__)[:200]
