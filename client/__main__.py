@@ -10,10 +10,10 @@ from dotenv import load_dotenv
 
 from . import i18n
 from .faults import AuthError
-from .config import ConfigError, Settings, add_chat_options, add_db_option, resolve, resolve_db
+from .config import ConfigError, Settings, env_secrets, add_chat_options, add_db_option, resolve, resolve_db
 from .i18n import t
 from .local.weights import SetupError
-from .render import Renderer
+from .render import Renderer, debug_traceback, redact
 from .store import StoreError, open_store
 
 SUBCOMMANDS = ("chat", "threads", "export", "delete")
@@ -67,12 +67,12 @@ async def _chat(settings: Settings, specs: list) -> int:
         await hub.connect()
         for server in hub.failed():  # one line per server; the others keep their tools
             key = "mcp_required" if settings.require_tools else "mcp_server_failed"
-            renderer.error(t(key, name=server.spec.name, target=server.spec.shown, err=server.error))
+            renderer.error(t(key, name=server.spec.name, target=server.spec.where, err=server.error))
         if hub.failed() and settings.require_tools:
             return EXIT_RUNTIME
         model = build_model(settings, with_tools=bool(hub.tools))
         summarizer = build_model(settings, with_tools=False)
-        agent, mw = build_agent(model, hub.tools, store.checkpointer, settings.max_input_tokens)
+        agent, mw = build_agent(model, hub.tools, store.checkpointer, settings.max_input_tokens, settings.debug)
         if settings.provider == "local":  # the local template lists tools compactly: count what is sent
             from .providers import local_tools_tokens
 
@@ -169,8 +169,9 @@ def main(argv: list[str] | None = None) -> int:
         code = EXIT_OK
     except Exception as e:  # noqa: BLE001 - last resort: one line unless --debug
         if debug:
-            raise
-        print(t("turn_error", err=str(e).splitlines()[0] if str(e) else type(e).__name__), file=sys.stderr)
+            print(debug_traceback(env_secrets()), file=sys.stderr)
+        line = str(e).splitlines()[0] if str(e) else type(e).__name__
+        print(t("turn_error", err=redact(line, env_secrets())), file=sys.stderr)
         code = EXIT_RUNTIME
     return code
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
@@ -82,6 +83,7 @@ class ContextMiddleware(AgentMiddleware):
 
     budget: int
     tools_tokens: int = 0
+    debug: bool = False
     calibration: Calibration = field(default_factory=Calibration)
     stats: RequestStats = field(default_factory=RequestStats)
 
@@ -101,6 +103,10 @@ class ContextMiddleware(AgentMiddleware):
             attempt += 1
             fitted, dropped = fit_to_budget(msgs, budget, self.tools_tokens, self.calibration.ratio)
             estimate = self.tools_tokens + estimate_messages_tokens(fitted)
+            if self.debug:  # shape only: never content, headers or keys
+                roles = ",".join(type(m).__name__.replace("Message", "") for m in fitted)
+                print(f"[debug] model request {attempt}: {len(fitted)} messages ({roles}), "
+                      f"~{estimate} tokens, budget {budget}", file=sys.stderr, flush=True)
             started = time.perf_counter()
             try:
                 response = await handler(request.override(messages=fitted) if fitted != msgs else request)
@@ -184,7 +190,8 @@ def tool_schemas(tools: list[BaseTool]) -> list[dict[str, Any]]:
     return [convert_to_openai_tool(t) for t in tools]
 
 
-def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, budget: int) -> tuple[Any, ContextMiddleware]:
-    mw = ContextMiddleware(budget=budget, tools_tokens=estimate_tools_tokens(tool_schemas(tools)))
+def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, budget: int,
+                debug: bool = False) -> tuple[Any, ContextMiddleware]:
+    mw = ContextMiddleware(budget=budget, tools_tokens=estimate_tools_tokens(tool_schemas(tools)), debug=debug)
     agent = create_agent(model, tools, checkpointer=checkpointer, middleware=[mw, ToolResultText()])
     return agent, mw

@@ -70,10 +70,14 @@ class Settings:
 
     def secrets(self) -> list[str]:
         """Values that must never be printed or stored."""
-        names = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "NAVER_CLIENT_SECRET", "NAVER_CLIENT_ID",
-                 "OPENAI_API_KEY")
-        vals = [self.api_key or ""] + [os.environ.get(n, "") for n in names]
-        return [v for v in vals if len(v) >= 4]
+        return [v for v in [self.api_key or "", *env_secrets()] if len(v) >= 4]
+
+
+SECRET_VARS = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "OPENAI_API_KEY", "NAVER_CLIENT_SECRET", "NAVER_CLIENT_ID")
+
+
+def env_secrets() -> list[str]:
+    return [v for v in (os.environ.get(n, "") for n in SECRET_VARS) if len(v) >= 4]
 
 
 def _env_int(name: str) -> int | None:

@@ -23,6 +23,21 @@ def clean(text: str) -> str:
     return _CTRL.sub("", _ANSI.sub("", text.replace("\r\n", "\n")))
 
 
+def redact(text: str, secrets: list[str]) -> str:
+    """Mask every secret value (API keys, credentials) in text meant for output."""
+    for v in secrets:
+        if v:
+            text = text.replace(v, "***")
+    return text
+
+
+def debug_traceback(secrets: list[str]) -> str:
+    """The current exception's traceback, secrets masked (for --debug)."""
+    import traceback
+
+    return redact(traceback.format_exc(), secrets)
+
+
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     one = " ".join(clean(text).split())
     return one if len(one) <= limit else one[:limit] + "…"

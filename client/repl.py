@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 import threading
@@ -14,8 +15,9 @@ from .export import to_json, to_markdown
 from .faults import AuthError
 from .i18n import t
 from .mcp import ToolHub
-from .render import Renderer
+from .render import Renderer, debug_traceback, redact
 from .session import ChatSession, Notice, Refused, Text, ToolCall, ToolResult, TurnDone
+from .store import StoreError
 from .context.policy import STRATEGIES, ContextSettings
 
 
@@ -29,10 +31,22 @@ class LineReader:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         loop = asyncio.get_running_loop()
 
+        def emit(raw: bytes | None) -> None:
+            line = None if raw is None else raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            loop.call_soon_threadsafe(self.queue.put_nowait, line)
+
         def pump() -> None:
-            for raw in iter(sys.stdin.buffer.readline, b""):
-                loop.call_soon_threadsafe(self.queue.put_nowait, raw.decode("utf-8", errors="replace").rstrip("\r\n"))
-            loop.call_soon_threadsafe(self.queue.put_nowait, None)
+            # os.read on the raw fd: a thread blocked here holds no Python I/O
+            # lock, so interpreter shutdown never waits on it.
+            fd, pending = sys.stdin.fileno(), b""
+            while chunk := _read(fd):
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for raw in lines:
+                    emit(raw)
+            if pending:
+                emit(pending)
+            emit(None)
 
         threading.Thread(target=pump, name="stdin", daemon=True).start()
 
@@ -52,6 +66,7 @@ class Repl:
         self.session = session
         self.hub = hub
         self.r = renderer
+        hub.on_progress = renderer.progress  # long-running MCP tools
         self.reader: LineReader | None = None
         self._current: asyncio.Task | None = None  # what Ctrl-C cancels
 
@@ -68,7 +83,6 @@ class Repl:
             raise
         finally:
             self._current = None
-        hub.on_progress = renderer.progress  # long-running MCP tools
 
     async def choose_thread(self) -> None:
         tid = self.s.thread
@@ -96,7 +110,7 @@ class Repl:
         if up is None:
             return
         if up.error:
-            self.r.error(t("memory_failed", err=_redact(up.error, self.s.secrets())))
+            self.r.error(t("memory_failed", err=redact(up.error, self.s.secrets())))
             return
         if up.unscored:
             self.r.error(t("memory_unscored"))
@@ -105,7 +119,13 @@ class Repl:
     async def switch(self, tid: str | None) -> None:
         if self.session.thread_id and tid != self.session.thread_id:
             await self.end_thread()
-        existed = await self.session.open(tid)
+        try:
+            existed = await self.session.open(tid)
+        except StoreError as e:  # e.g. thread_busy: open in another client
+            if not self.session.thread_id:
+                raise  # at start-up: one line, exit 1
+            self.r.error(t(e.key, **e.fmt))  # mid-session: stay on the current thread
+            return
         self.r.line(t("current_thread", id=self.session.thread_id))
         if existed:
             info = await self.session.store.get_thread(self.session.thread_id)
@@ -169,10 +189,8 @@ class Repl:
             raise
         except Exception as e:  # noqa: BLE001 - one line, the session goes on
             if self.s.debug:
-                import traceback
-
-                traceback.print_exc()
-            self.r.error(t("turn_error", err=_redact(_short(e), self.s.secrets())))
+                print(debug_traceback(self.s.secrets()), file=sys.stderr)
+            self.r.error(t("turn_error", err=redact(_short(e), self.s.secrets())))
         finally:
             self._current = None
 
@@ -272,7 +290,11 @@ class Repl:
         self.r.line(f"'{tid}' 세션을 삭제할까요? (y/N) ")
         answer = await self.read_line()
         if (answer or "").strip().lower() in ("y", "yes", "예", "네"):
-            await self.session.store.delete_thread(tid)
+            try:
+                await self.session.store.delete_thread(tid)
+            except StoreError as e:  # thread_busy: open in another client
+                self.r.error(t(e.key, **e.fmt))
+                return
             self.r.line(t("deleted", id=tid))
             if tid == self.session.thread_id:
                 await self.switch(None)
@@ -304,7 +326,7 @@ class Repl:
             async for ev in self.session.compact(focus or None):
                 self.render(ev)
         except Exception as e:  # noqa: BLE001
-            self.r.error(t("turn_error", err=_redact(_short(e), self.s.secrets())))
+            self.r.error(t("turn_error", err=redact(_short(e), self.s.secrets())))
 
     async def tokens(self) -> None:
         rows = await self.session.store.usage(self.session.thread_id)
@@ -327,6 +349,13 @@ async def print_threads(session_or_store: object, r: Renderer) -> None:
         r.line(f"{th.thread_id}\t{th.turns}\t{when}\t{th.title}")
 
 
+def _read(fd: int) -> bytes:
+    try:
+        return os.read(fd, 65536)
+    except OSError:
+        return b""
+
+
 def _self_cancelling() -> bool:
     """True when the running task itself is being cancelled (shutdown), not just a child."""
     task = asyncio.current_task()
@@ -336,12 +365,6 @@ def _self_cancelling() -> bool:
 def _short(e: BaseException) -> str:
     s = str(e).strip().splitlines()
     return (s[0] if s else type(e).__name__)[:300]
-
-
-def _redact(text: str, secrets: list[str]) -> str:
-    for v in secrets:
-        text = text.replace(v, "***")
-    return text
 
 
 __all__ = ["LineReader", "Repl", "print_threads"]

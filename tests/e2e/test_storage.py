@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
-import sqlite3
 import subprocess
 import sys
 import time
 
+import pytest
+
+from tests.backends import count_rows, open_saver, query
 from tests.conftest import ROOT, roles, user_texts
 
 
 def count(db: str, table: str, thread: str) -> int:
-    con = sqlite3.connect(db)
-    try:
-        return con.execute(f"SELECT count(*) FROM {table} WHERE thread_id=?", (thread,)).fetchone()[0]
-    finally:
-        con.close()
+    return count_rows(db, table, thread)  # SQLite file or Postgres schema
 
 
 def test_old_checkpoints_pruned_latest_intact(chat, llm):
@@ -50,66 +47,13 @@ def test_two_processes_on_one_file_different_threads(chat, llm):
     assert max(len(t) for t in texts) == 12  # each thread saw only its own 12 messages
 
 
-def _spawn(chat, *args: str) -> subprocess.Popen:
-    argv = [sys.executable, "-m", "client", *args, "--db", chat.db]
-    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=chat.tmp, env=chat.env)
-
-
-def _wait(pred, timeout: float = 30) -> None:
-    end = time.monotonic() + timeout
-    while not pred():
-        assert time.monotonic() < end, "timed out"
-        time.sleep(0.05)
-
-
-def test_sigkill_mid_answer_resumes_from_last_completed_turn(chat, llm):
-    p = _spawn(chat, "--thread", "crash", "--context", "none")
-    assert p.stdin is not None
-    p.stdin.write("첫 질문\n[slow:20] 둘째 질문\n".encode())
-    p.stdin.flush()
-    _wait(lambda: len(llm.chat_requests()) >= 2)
-    time.sleep(0.5)  # mid-stream
-    p.send_signal(signal.SIGKILL)
-    p.wait(timeout=10)
-    llm.clear()
-    r = chat("--thread", "crash", "--context", "none", input="다시 질문\n")
-    assert r.code == 0, r.err
-    req = llm.chat_requests()[0]
-    assert user_texts(req) == ["첫 질문", "다시 질문"]  # the unfinished turn was never stored
-    assert roles(req) == ["system", "user", "assistant", "user"]
-    doc = chat.sub("export", "crash").out
-    assert "첫 질문" in doc and "다시 질문" in doc
-
-
-def test_sigkill_during_slow_tool_call_leaves_no_dangling_call(chat, llm, naver):
-    naver.set_mode("slow", delay=20)
-    p = _spawn(chat, "--thread", "toolcrash")
-    assert p.stdin is not None
-    p.stdin.write("첫 질문\n날씨 검색해줘\n".encode())
-    p.stdin.flush()
-    _wait(lambda: len(naver.requests) >= 1)
-    p.send_signal(signal.SIGKILL)
-    p.wait(timeout=10)
-    naver.reset()
-    llm.clear()
-    r = chat("--thread", "toolcrash", input="다음 질문\n")
-    assert r.code == 0, r.err
-    req = llm.chat_requests()[0]
-    for i, m in enumerate(req["messages"]):
-        if m.get("tool_calls"):
-            assert req["messages"][i + 1]["role"] == "tool"
-    assert user_texts(req)[-1] == "다음 질문"
-
-
 def test_repairs_dangling_tool_call_from_an_older_client(chat, llm):
     """A thread whose stored state ends in a tool call without a result."""
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
     from langgraph.graph import END, START, MessagesState, StateGraph
 
     async def seed() -> None:
-        async with AsyncSqliteSaver.from_conn_string(chat.db) as saver:
+        async with open_saver(chat.db) as saver:
             g = StateGraph(MessagesState)
             g.add_node("noop", lambda s: {})
             g.add_edge(START, "noop")
@@ -135,11 +79,10 @@ def test_upgrade_a_cookbook_database_keeps_its_data(chat, llm):
     """A database written by the cookbook's client (checkpoints only) is upgraded in place."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
     from langgraph.graph import END, START, MessagesState, StateGraph
 
     async def seed() -> None:
-        async with AsyncSqliteSaver.from_conn_string(chat.db) as saver:
+        async with open_saver(chat.db) as saver:
             g = StateGraph(MessagesState)
             g.add_node("noop", lambda s: {})
             g.add_edge(START, "noop")
@@ -154,14 +97,13 @@ def test_upgrade_a_cookbook_database_keeps_its_data(chat, llm):
         p = subprocess.run([sys.executable, "init_db.py", "--db", chat.db], cwd=ROOT, capture_output=True, text=True)
         assert p.returncode == 0, p.stderr
     assert count(chat.db, "checkpoints", "cookbook") == before
-    con = sqlite3.connect(chat.db)
-    assert con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] >= 1
-    con.close()
+    assert query(chat.db, "SELECT max(version) FROM schema_migrations")[0][0] >= 1
     r = chat("--thread", "cookbook", input="이어서\n")
     assert r.code == 0, r.err
     assert user_texts(llm.chat_requests()[0]) == ["쿡북 질문", "이어서"]
 
 
+@pytest.mark.sqlite_only
 def test_database_file_is_owner_only(chat):
     chat("--new", input="안녕\n")
     assert os.stat(chat.db).st_mode & 0o777 == 0o600

@@ -5,7 +5,8 @@ Real HTTP on 127.0.0.1, in a background thread. Tests assert on `requests`
 
 Answers, in order of precedence:
 1. `push(...)`-queued replies (dicts: {"text": ...} | {"tool_calls": [(name, args), ...]}
-   | {"status": 500, "body": {...}, "headers": {...}} | {"delay": s, ...} | {"cut": True, "text": ...}).
+   | {"status": 500, "body": {...}, "headers": {...}} | {"delay": s, ...} | {"cut": True, "text": ...}
+   | {"stall": s, ...} (no bytes at all for s seconds)).
 2. Rules, so a scripted conversation needs no queue:
    - memory requests: bullet extraction ("장기 기억 후보") -> `- [turn] <user line>`
      for user lines with a personal hint (MEMORY_HINTS), else 없음; scoring ("유용성")
@@ -210,6 +211,8 @@ class LLMStub:
         return {"text": answer, "delay": delay}
 
     def respond(self, h: BaseHTTPRequestHandler, body: dict, reply: dict) -> None:
+        if reply.get("stall"):  # nothing at all for a while (client timeouts)
+            time.sleep(reply["stall"])
         if reply.get("delay") and not body.get("stream"):
             time.sleep(reply["delay"])
         if "status" in reply:

@@ -1,0 +1,99 @@
+"""Tool faults and bad input."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+from tests.conftest import user_texts
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_mcp_server_chat_goes_on_without_tools(chat, llm):
+    url = f"http://127.0.0.1:{_closed_port()}/mcp"
+    r = chat("--new", "--server-url", url, input="안녕\n")
+    assert r.code == 0, r.err
+    assert "연결하지 못했습니다" in r.err and "도구 없이" in r.err
+    assert len(r.err.strip().splitlines()) == 1
+    assert "tools" not in llm.requests[-1]
+
+
+def test_require_tools_exits_1_when_unreachable(chat, llm):
+    r = chat("--new", "--require-tools", "--server-url", f"http://127.0.0.1:{_closed_port()}/mcp", input="안녕\n")
+    assert r.code == 1
+    assert llm.chat_requests() == []
+
+
+def test_tool_error_reaches_the_model_as_an_error_result(chat, llm, naver):
+    naver.set_mode("status", status=429)
+    r = chat("--new", input="서울 검색\n")
+    assert r.code == 0, r.err
+    assert "[도구 오류]" in r.out
+    tool_msg = llm.chat_requests()[1]["messages"][-1]
+    assert tool_msg["role"] == "tool" and "429" not in tool_msg["content"] or "한도" in tool_msg["content"]
+    assert tool_msg["content"].strip()
+
+
+def test_non_utf8_input_is_replaced_not_fatal(chat, llm):
+    r = chat("--new", input="")  # warm-up
+    raw = "안녕 ".encode() + b"\xff\xfe bad" + "\n다음\n".encode()
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "client", "--new", "--db", chat.db], input=raw,
+                       capture_output=True, cwd=chat.tmp, env=chat.env, timeout=60)
+    assert p.returncode == 0, p.stderr.decode()
+    texts = [user_texts(q)[-1] for q in llm.chat_requests()]
+    assert texts[0].startswith("안녕 ") and "\ufffd" in texts[0]
+    assert texts[1] == "다음"
+
+
+def test_escape_sequences_in_model_output_are_neutralized(chat, llm):
+    llm.push({"text": "정상\x1b[31m빨강\x1b[0m\x07 끝\x1b]0;title\x07"})
+    r = chat("--new", input="안녕\n")
+    assert "\x1b" not in r.out and "\x07" not in r.out
+    assert "정상빨강 끝" in r.out
+
+
+def test_bad_thread_id_is_refused(chat, llm):
+    r = chat("--thread", "../../etc/passwd", input="안녕\n")
+    assert r.code == 2 and "세션 ID" in r.err
+    r = chat(input="bad id!\nok-id\n안녕\n")
+    assert "세션 ID가 올바르지 않습니다" in r.err
+    assert "현재 세션 ID: ok-id" in r.out
+
+
+def test_unknown_slash_command_hints(chat, llm):
+    r = chat("--new", input="/frobnicate\n")
+    assert "/help" in r.err and "/frobnicate" in r.err
+    assert llm.chat_requests() == []
+
+
+def test_corrupted_sqlite_file_untouched(chat, llm, tmp_path):
+    bad = tmp_path / "broken.db"
+    bad.write_bytes(b"SQLite format 3\x00" + b"\x13" * 4000)
+    before = bad.read_bytes()
+    r = chat("--new", "--db", str(bad), input="안녕\n", db=False)
+    assert r.code == 1, r.err
+    assert "SQLite" in r.err and "Traceback" not in r.err
+    assert bad.read_bytes() == before
+
+
+def test_read_only_location(chat, llm, tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        r = chat("--new", "--db", str(ro / "x.db"), input="안녕\n", db=False,
+                 env={"MCP_CHAT_TEST_NONROOT": "1"})
+        if r.code == 0:  # root ignores directory permissions
+            assert Path(ro / "x.db").exists()
+        else:
+            assert r.code == 1 and "쓰기 권한" in r.err
+    finally:
+        ro.chmod(0o700)
