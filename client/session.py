@@ -18,12 +18,12 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from .agent import ContextMiddleware, RequestStats
 from .config import Settings
-from .faults import with_retries
+from .faults import AuthError, describe, with_retries
 from .context import count_turns, estimate_messages_tokens, fit_to_budget, split, text_of
 from .context.policy import ContextSettings, prepare
 from .context.summarize import SummaryPlan, apply_summary, chunk_turns, summarizer_request
 from .memory.manager import MemoryManager, MemoryUpdate
-from .store import Store, TurnUsage
+from .store import Store, StoreError, TurnUsage
 
 SUMMARY_CHUNK_TOKENS = 6_000  # one summarizer request reads at most this much conversation
 
@@ -97,8 +97,16 @@ class ChatSession:
         return {"configurable": {"thread_id": self.thread_id}}
 
     async def open(self, thread_id: str | None) -> bool:
-        """Select a thread; returns True when it already existed."""
-        self.thread_id = thread_id or uuid.uuid4().hex
+        """Select a thread; returns True when it already existed. The thread stays
+        claimed (store.lock_thread) until another is opened or the store closes;
+        one open in another client raises StoreError("thread_busy")."""
+        new_id = thread_id or uuid.uuid4().hex
+        if new_id != self.thread_id:
+            if not await self.store.lock_thread(new_id):
+                raise StoreError("thread_busy", id=new_id)
+            if self.thread_id:
+                await self.store.unlock_thread(self.thread_id)
+        self.thread_id = new_id
         existed = await self.store.get_thread(self.thread_id) is not None
         if not existed:
             existed = bool(await self._state_messages())  # a thread from an older client
@@ -172,17 +180,18 @@ class ChatSession:
             yield Notice("trimmed", {"keep": self.context.keep_turns})
         context = prepared.messages
         if prepared.plan is not None:
-            n = sum(1 for t in prepared.plan.to_summarize if t and isinstance(t[0], HumanMessage))
+            n = _turn_count(prepared.plan)
             yield Notice("summarizing", {"n": n})
             try:
                 started = time.perf_counter()
-                summary = await self.summarize(prepared.plan, focus)
+                context = await self._summarized_context(prepared.plan, focus)
                 summary_seconds = time.perf_counter() - started
-                context = [_with_id(m) for m in apply_summary(prepared.plan, summary)]
                 summarized = True
                 yield Notice("summarized", {"n": n})
+            except AuthError:
+                raise
             except Exception as e:  # noqa: BLE001 - the turn goes on unsummarized
-                yield Notice("summary_failed", {"err": _short(e)}, warning=True)
+                yield Notice("summary_failed", {"err": describe(e)}, warning=True)
 
         request, dropped = fit_to_budget(
             [*context, new], budget, self.mw.tools_tokens, self.mw.calibration.ratio
@@ -198,7 +207,10 @@ class ChatSession:
                 for ev in _events(mode, data):
                     yield ev
         except BaseException:  # error, Ctrl-C (cancel), shutdown: the turn never happened
-            await self._restore(context)
+            try:
+                await self._replace_state(context)  # a summary made this turn is kept
+            except Exception:  # noqa: BLE001 - never hide the original error
+                pass
             raise
 
         final = await self._state_messages()
@@ -211,18 +223,17 @@ class ChatSession:
         await self.store.prune_checkpoints(self.thread_id)
         yield TurnDone(stats, count_turns(split(final).join()), prepared.trimmed + dropped, summarized, budget)
 
-    async def _restore(self, context: list[BaseMessage]) -> None:
-        """Put the working context back as it was before the turn (a summary
-        made this turn is kept). Best effort: a failing store must not hide
-        the original error."""
-        try:
-            await self.agent.aupdate_state(
-                self.config, {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *context]}, as_node="model"
-            )
-            await self._record(context)
-            await self.store.prune_checkpoints(self.thread_id)
-        except Exception:  # noqa: BLE001
-            pass
+    async def _replace_state(self, context: list[BaseMessage]) -> None:
+        """Make `context` the thread's working context (not merged: replaced)."""
+        await self.agent.aupdate_state(
+            self.config, {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *context]}, as_node="model"
+        )
+        await self._record(context)
+        await self.store.prune_checkpoints(self.thread_id)
+
+    async def _summarized_context(self, plan: SummaryPlan, focus: str | None) -> list[BaseMessage]:
+        summary = await self.summarize(plan, focus)
+        return [_with_id(m) for m in apply_summary(plan, summary)]
 
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
         """Summarize now (/compact): older turns fold into the pair, state replaced."""
@@ -230,15 +241,9 @@ class ChatSession:
         if prepared.plan is None:
             yield Notice("nothing_to_compact")
             return
-        n = sum(1 for t in prepared.plan.to_summarize if t and isinstance(t[0], HumanMessage))
+        n = _turn_count(prepared.plan)
         yield Notice("summarizing", {"n": n})
-        summary = await self.summarize(prepared.plan, focus)
-        context = [_with_id(m) for m in apply_summary(prepared.plan, summary)]
-        await self.agent.aupdate_state(
-            self.config, {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *context]}, as_node="model"
-        )
-        await self._record(context)
-        await self.store.prune_checkpoints(self.thread_id)
+        await self._replace_state(await self._summarized_context(prepared.plan, focus))
         yield Notice("summarized", {"n": n})
 
     async def current_summary(self) -> str | None:
@@ -267,6 +272,5 @@ def _events(mode: str, data: Any) -> list[Event]:
     return out
 
 
-def _short(e: BaseException) -> str:
-    s = str(e).strip().splitlines()
-    return (s[0] if s else type(e).__name__)[:200]
+def _turn_count(plan: SummaryPlan) -> int:
+    return sum(1 for t in plan.to_summarize if t and isinstance(t[0], HumanMessage))
