@@ -1,6 +1,6 @@
 """Create or upgrade the database schema (idempotent; touches no data).
 
-    python init_db.py [--db PATH]
+    python init_db.py [--db PATH | --db postgresql://USER:PASS@HOST/DB]
 """
 
 from __future__ import annotations
@@ -23,17 +23,18 @@ async def init(db: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     load_dotenv(".env", override=False)
     p = argparse.ArgumentParser(description="mcp-chat 데이터베이스 스키마 생성/업그레이드")
-    p.add_argument("--db", default=os.environ.get("CHECKPOINT_DB") or "checkpoint.db")
+    p.add_argument("--db", default=os.environ.get("CHECKPOINT_DB") or "checkpoint.db",
+                   help="SQLite 파일 또는 postgresql:// URL (env CHECKPOINT_DB)")
     args = p.parse_args(argv)
     from client.i18n import t
-    from client.store import StoreError
+    from client.store import StoreError, mask_url
 
     try:
         asyncio.run(init(args.db))
     except StoreError as e:
         print(t(e.key, **e.fmt), file=sys.stderr)
         return 1
-    print(f"스키마 준비 완료: {args.db}")
+    print(f"스키마 준비 완료: {mask_url(args.db)}")  # never the password
     return 0
 
 

@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT))
 from client.agent import build_agent, build_model  # noqa: E402
 from client.config import Settings  # noqa: E402
 from client.context.policy import ContextSettings  # noqa: E402
-from client.mcp_tools import ToolHub  # noqa: E402
+from client.mcp import ToolHub  # noqa: E402
 from client.session import ChatSession, TurnDone  # noqa: E402
 from client.store import open_store  # noqa: E402
 from tests.stubs.llm_stub import LLMStub  # noqa: E402

@@ -43,6 +43,14 @@ def user_line(i: int) -> str:
 
 
 def db_bytes(path: str) -> int:
+    if path.startswith(("postgresql://", "postgres://")):  # every table of the bench's schema: heap, indexes, TOAST
+        import psycopg
+
+        with psycopg.connect(path) as con:
+            return int(con.execute(
+                "SELECT COALESCE(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'"
+            ).fetchone()[0])
     con = sqlite3.connect(path)
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     con.close()
@@ -57,9 +65,9 @@ async def resume_time(llm: LLMStub, db: str, policy: str, thread: str) -> float:
     return time.perf_counter() - t0
 
 
-async def run_policy(policy: str, turns: int, tmp: Path) -> list[dict]:
+async def run_policy(policy: str, turns: int, tmp: Path, db: str | None = None) -> list[dict]:
     rows = []
-    db = str(tmp / f"{policy}.db")
+    db = db or str(tmp / f"{policy}.db")
     thread = f"bench-{policy}"
     with LLMStub(answer_chars=ANSWER_CHARS) as llm:
         async with client_stack(llm, db, policy, tools=False) as session:
@@ -122,6 +130,8 @@ async def main() -> None:
     ap.add_argument("--turns", type=int, default=10_000)
     ap.add_argument("--policies", default="trim,summarize,none")
     ap.add_argument("--baseline-turns", type=int, default=200)
+    ap.add_argument("--postgres", metavar="URL", help="also run the policies on PostgreSQL (a fresh schema each)")
+    ap.add_argument("--postgres-turns", type=int, default=1_000)
     args = ap.parse_args()
     rows: list[dict] = []
     with tempfile.TemporaryDirectory() as d:
@@ -140,6 +150,38 @@ async def main() -> None:
         resume = f"{r['resume_ms']:.0f} (10 turns: {short[r['policy']]:.0f})" if r.get("resume_ms") else ""
         print(f"| {r['policy']} | {r['turns']:,} | {fmt_bytes(r['db'])} | {fmt_bytes(r['tx'])} | "
               f"{r['db'] / r['tx']:.2f}x | {r['turn_ms']:.1f} | {resume} |")
+    if args.postgres:
+        await compare_postgres(args.postgres, args.policies.split(","), args.postgres_turns, rows)
+
+
+async def compare_postgres(url: str, policies: list[str], turns: int, sqlite_rows: list[dict]) -> None:
+    """The same policies on PostgreSQL, next to SQLite's row at the same turn count."""
+    import uuid
+
+    import psycopg
+
+    from client.store import mask_url
+    from tests.backends import with_schema
+
+    pg: dict[str, dict] = {}
+    for policy in policies:
+        schema = f"bench_{policy}_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(url, autocommit=True) as con:
+            con.execute(f'CREATE SCHEMA "{schema}"')
+        try:
+            t0 = time.perf_counter()
+            pg[policy] = (await run_policy(policy, turns, Path("."), db=with_schema(url, schema)))[-1]
+            print(f"# postgres {policy}: {turns} turns in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+        finally:
+            with psycopg.connect(url, autocommit=True) as con:
+                con.execute(f'DROP SCHEMA "{schema}" CASCADE')
+    print(f"\nSQLite vs PostgreSQL ({mask_url(url)}), {turns:,} turns:\n")
+    print("| policy | SQLite db | Postgres db | SQLite ms/turn | Postgres ms/turn | SQLite resume ms | Postgres resume ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for policy, p in pg.items():
+        s = next((r for r in sqlite_rows if r["policy"] == policy and r["turns"] == p["turns"]), None)
+        sq = (fmt_bytes(s["db"]), f"{s['turn_ms']:.1f}", f"{s['resume_ms']:.0f}" if s.get("resume_ms") else "") if s else ("",) * 3
+        print(f"| {policy} | {sq[0]} | {fmt_bytes(p['db'])} | {sq[1]} | {p['turn_ms']:.1f} | {sq[2]} | {p['resume_ms']:.0f} |")
 
 
 async def resume_short(tmp: Path, policy: str) -> float:

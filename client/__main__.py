@@ -15,6 +15,7 @@ from .i18n import t
 from .local.weights import SetupError
 from .render import Renderer, debug_traceback, redact
 from .store import StoreError, open_store
+from .store.pg_url import url_passwords
 
 SUBCOMMANDS = ("chat", "threads", "export", "delete")
 EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
@@ -59,7 +60,9 @@ async def _chat(settings: Settings, specs: list) -> int:
     from .repl import Repl
     from .session import ChatSession
 
-    renderer = Renderer()
+    from .tui import make_renderer
+
+    renderer = make_renderer()  # rich at a terminal, plain when piped
     await check_key(settings)
     store = await open_store(settings.db)
     hub = ToolHub(specs, settings.debug)
@@ -77,6 +80,7 @@ async def _chat(settings: Settings, specs: list) -> int:
             from .providers import local_tools_tokens
 
             mw.tools_tokens = local_tools_tokens(hub.tools)
+            mw.calibration.ratio = 1.2  # prior until the server reports: Qwen's tokenizer vs our estimate
         memory = None
         if settings.memory:
             from .memory.manager import MemoryManager
@@ -168,10 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `mcp-chat export ID | head`
         code = EXIT_OK
     except Exception as e:  # noqa: BLE001 - last resort: one line unless --debug
+        secrets = env_secrets() + [pw for a in argv for pw in url_passwords(a)]  # a --db URL's password too
         if debug:
-            print(debug_traceback(env_secrets()), file=sys.stderr)
+            print(debug_traceback(secrets), file=sys.stderr)
         line = str(e).splitlines()[0] if str(e) else type(e).__name__
-        print(t("turn_error", err=redact(line, env_secrets())), file=sys.stderr)
+        print(t("turn_error", err=redact(line, secrets)), file=sys.stderr)
         code = EXIT_RUNTIME
     return code
 

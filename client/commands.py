@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -18,7 +19,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "tokens": ("", "턴별/전체 토큰 사용량 (API 보고값)", "per-turn and total tokens (API-reported)"),
     "tools": ("", "서버별 도구와 설명", "tools per server, with descriptions"),
     "servers": ("", "MCP 서버 상태", "MCP server states"),
-    "title": ("TEXT", "세션 제목 바꾸기", "rename the session"),
+    "title": ("[TEXT]", "세션 제목 보기/바꾸기", "show or rename the session title"),
     "memory": ("", "장기 기억 목록 (점수, 출처)", "long-term memory (scores, sources)"),
     "forget": ("N", "장기 기억 N번 삭제", "delete memory item N"),
     "end": ("", "세션을 끝내고 장기 기억 갱신 후 새 세션", "end the session, update memory, start anew"),
@@ -40,9 +41,9 @@ def parse(line: str) -> Command | None:
     s = line.strip()
     if not s.startswith("/") or s == "/":
         return None
-    head, _, arg = s[1:].partition(" ")
+    head, *rest = s[1:].split(None, 1)
     name = ALIASES.get(head.lower(), head.lower())
-    return Command(name, arg.strip(), name in COMMANDS)
+    return Command(name, rest[0].strip() if rest else "", name in COMMANDS)
 
 
 def help_text(lang: str = "ko") -> str:
@@ -50,5 +51,11 @@ def help_text(lang: str = "ko") -> str:
 
     rows = [default("provider_help")] if default("provider_help") else []  # which model answers
     for name, (hint, ko, en) in COMMANDS.items():
-        rows.append(f"  /{name} {hint}".ljust(34) + (ko if lang == "ko" else en))
+        rows.append(pad(f"  /{name} {hint}", 34) + (ko if lang == "ko" else en))
     return "\n".join(rows)
+
+
+def pad(text: str, cells: int) -> str:
+    """ljust by terminal cells: Hangul and other wide characters take two."""
+    width = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return text + " " * max(0, cells - width)

@@ -70,14 +70,19 @@ class Settings:
 
     def secrets(self) -> list[str]:
         """Values that must never be printed or stored."""
-        return [v for v in [self.api_key or "", *env_secrets()] if len(v) >= 4]
+        from .store.pg_url import url_passwords  # a password in a postgresql:// --db URL
+
+        return [v for v in [self.api_key or "", *env_secrets(), *url_passwords(self.db)] if len(v) >= 4]
 
 
 SECRET_VARS = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "OPENAI_API_KEY", "NAVER_CLIENT_SECRET", "NAVER_CLIENT_ID")
 
 
 def env_secrets() -> list[str]:
-    return [v for v in (os.environ.get(n, "") for n in SECRET_VARS) if len(v) >= 4]
+    from .store.pg_url import url_passwords  # the password of a postgresql:// CHECKPOINT_DB
+
+    vals = [*(os.environ.get(n, "") for n in SECRET_VARS), *url_passwords(os.environ.get("CHECKPOINT_DB", ""))]
+    return [v for v in vals if len(v) >= 4]
 
 
 def _env_int(name: str) -> int | None:
@@ -91,7 +96,7 @@ def _env_int(name: str) -> int | None:
 
 
 def add_db_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", default=None, help="SQLite 파일 (기본: checkpoint.db, env CHECKPOINT_DB)")
+    p.add_argument("--db", default=None, help="SQLite 파일 또는 postgresql://USER:PASS@HOST/DB (기본: checkpoint.db, env CHECKPOINT_DB)")
 
 
 def add_chat_options(p: argparse.ArgumentParser) -> None:

@@ -18,7 +18,7 @@ MAX_TRIES = 3
 BASE_DELAY = 1.0
 MAX_DELAY = 20.0
 CONTEXT_CODES = ("40003",)  # CLOVA Studio: input exceeds the model's context
-CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too many tokens", "토큰 수")
+CONTEXT_WORDS = ("context length", "context_length", "maximum context", "context size", "too many tokens", "토큰 수")
 
 T = TypeVar("T")
 Kind = Literal["retry", "auth", "context", "fatal"]

@@ -57,6 +57,7 @@ def apply_provider(s: Settings, args: argparse.Namespace) -> None:
             raise ConfigError("bad_option", detail="--base-url는 --provider openai 에서만 씁니다")
         s.model = LOCAL_MODEL
         s.api_key = None
+        s.memory_budget = min(s.memory_budget, 300)  # of a 3,072-token budget
         # the bundled search server reads this when spawned: results sized for a 4K window
         os.environ.setdefault("NAVER_RESULT_MAX_CHARS", str(TOOL_RESULT_CHARS))
 
@@ -104,19 +105,25 @@ def local_tools_tokens(tools: list[BaseTool]) -> int:
     return estimate_text_tokens(render_tools(tool_schemas(tools))) if tools else 0
 
 
+def _announce(s: Settings) -> None:
+    """Every status line and /help from now on name the provider and model."""
+    status, help_line = describe(s)
+    i18n.set_defaults(provider=status, provider_help=help_line)
+
+
 @asynccontextmanager
 async def provider_runtime(s: Settings) -> AsyncIterator[Settings]:
     """What the provider needs while the chat runs: for `local`, the prepared server."""
     if s.provider == "clova" and not s.api_key:
         raise ConfigError("no_key")
     if s.provider != "local":
-        i18n.set_defaults(**dict(zip(("provider", "provider_help"), describe(s))))
+        _announce(s)
         yield s
         return
     external = os.environ.get("MCP_CHAT_LOCAL_URL", "").strip()
     if external:  # a llama-server already running (shared by sessions, or the tests' recording proxy)
         s.base_url = external
-        i18n.set_defaults(**dict(zip(("provider", "provider_help"), describe(s))))
+        _announce(s)
         yield s
         return
     from .local import prepare, runtime_ready
@@ -131,7 +138,7 @@ async def provider_runtime(s: Settings) -> AsyncIterator[Settings]:
     try:
         await server.wait_ready()
         s.base_url = server.base_url
-        i18n.set_defaults(**dict(zip(("provider", "provider_help"), describe(s))))
+        _announce(s)
         if s.debug:
             print(f"[local] {server.base_url} pid={server.pid} ready in {server.ready_seconds:.1f}s", file=sys.stderr)
         yield s

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import TextIO
+from dataclasses import dataclass
+from typing import Sequence, TextIO
 
 from .i18n import t
 
@@ -43,7 +44,52 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     return one if len(one) <= limit else one[:limit] + "…"
 
 
+def call_summary(name: str, args: dict, limit: int = 100) -> str:
+    """`web_search(query="서울 맛집", display=5)`: one short line for a tool call."""
+    parts = [f"{clean(str(k))}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items()]
+    return f"{clean(name)}({preview(', '.join(parts), limit)})"
+
+
+def result_summary(content: str, limit: int = 90) -> str:
+    """A tool result in a few words: `결과 10건 (전체 1234) · 첫 제목` for search JSON, else a preview."""
+    try:
+        doc = json.loads(content)
+    except ValueError:
+        doc = None
+    items = doc.get("items") if isinstance(doc, dict) else doc if isinstance(doc, list) else None
+    if not isinstance(items, list):
+        return preview(content, limit) or t("tool_empty")
+    total = doc.get("total") if isinstance(doc, dict) else None
+    text = t("tool_items", n=len(items)) + (t("tool_total", n=total) if isinstance(total, int) and total > len(items) else "")
+    first = items[0].get("title") if items and isinstance(items[0], dict) else None
+    return text + (f" · {preview(str(first), limit // 2)}" if first else "")
+
+
+@dataclass
+class Status:
+    """What the line after an answer shows (from TurnDone and the thread)."""
+
+    model: str
+    thread: str
+    turn: int  # completed turns of the thread
+    context_turns: int  # turns the model saw
+    estimated: int
+    reported: int | None
+    budget: int
+    trimmed: int = 0
+    summarized: bool = False
+    seconds: float = 0.0
+
+    @property
+    def pct(self) -> float:
+        return round(100 * self.estimated / self.budget, 1) if self.budget else 0
+
+
 class Renderer:
+    """Plain text, for pipes and scripts: byte-for-byte stable, no ANSI on stdout."""
+
+    interactive = False  # the rich renderer (client/render_rich.py) says True
+
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
@@ -83,8 +129,39 @@ class Renderer:
         self.line(t("tool_select", name=clean(name)))
         self.line(t("tool_call", args=preview(json.dumps(args, ensure_ascii=False))))
 
-    def tool_result(self, content: str, error: bool) -> None:
+    def tool_result(self, content: str, error: bool, name: str = "") -> None:
         self.line(t("tool_error" if error else "tool_result", preview=preview(content)))
+
+    def begin_turn(self, label: str = "") -> None:
+        """A turn (or a summary, or a memory update) starts: the rich renderer shows a spinner."""
+
+    def end_turn(self) -> None:
+        self.end_stream()
+
+    def status(self, st: Status) -> None:
+        api = t("status_api", n=st.reported) if st.reported else ""
+        action = (t("status_trim") if st.trimmed else "") + (t("status_summary") if st.summarized else "")
+        self.line(t("status", est=st.estimated, api=api, pct=st.pct, turns=st.context_turns, action=action))
+
+    def hint(self, text: str) -> None:
+        """Key and command hints: terminals only."""
+
+    def block(self, text: str, title: str = "") -> None:
+        """A longer text (a summary, an export): as is."""
+        self.line(text)
+
+    def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "",
+              header: bool = False, current: int | None = None) -> None:
+        """Tab-separated rows (the header only when asked): easy to cut and grep."""
+        if title:
+            self.line(title)
+        for row in ([headers] if header else []) + list(rows):
+            self.line("\t".join(str(c) for c in row))
+
+    def clear(self) -> None:
+        if self.tty:
+            self.out.write("\x1b[2J\x1b[H")
+            self.out.flush()
 
     def progress(self, text: str, final: bool) -> None:
         """A long-running tool's progress: one rewritten line on a terminal; piped, only the final line."""

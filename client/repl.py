@@ -1,4 +1,9 @@
-"""The loop: read a line, run a turn or a slash command, render events."""
+"""The loop: read a line, run a turn or a slash command, render events.
+
+Piped stdin reads lines with LineReader and prints with the plain Renderer; at a terminal
+(client/tui.py) input comes from prompt_toolkit and output from the rich renderer. Slash
+commands live in client/slash.py.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +12,19 @@ import os
 import signal
 import sys
 import threading
-from pathlib import Path
+import time
+from contextlib import nullcontext
 
 from . import commands
 from .config import EXIT_WORDS, THREAD_ID_RE, Settings
-from .export import to_json, to_markdown
 from .faults import AuthError
 from .i18n import t
 from .mcp import ToolHub
-from .render import Renderer, debug_traceback, redact
+from .render import Renderer, Status, debug_traceback, redact
 from .session import ChatSession, Notice, Refused, Text, ToolCall, ToolResult, TurnDone
+from .slash import SlashCommands, print_threads
 from .store import StoreError
-from .context.policy import STRATEGIES, ContextSettings
+from .tui import TtyReader, quiet_input
 
 
 class LineReader:
@@ -50,7 +56,7 @@ class LineReader:
 
         threading.Thread(target=pump, name="stdin", daemon=True).start()
 
-    async def read(self, prompt: str | None = None) -> str | None:
+    async def read(self, prompt: str | None = None, *, main: bool = False) -> str | None:
         if prompt and sys.stdin.isatty():
             sys.stdout.write(prompt)
             sys.stdout.flush()
@@ -60,20 +66,20 @@ class LineReader:
         return line
 
 
-class Repl:
+class Repl(SlashCommands):
     def __init__(self, settings: Settings, session: ChatSession, hub: ToolHub, renderer: Renderer) -> None:
         self.s = settings
         self.session = session
         self.hub = hub
         self.r = renderer
         hub.on_progress = renderer.progress  # long-running MCP tools
-        self.reader: LineReader | None = None
+        self.reader: LineReader | TtyReader | None = None
         self._current: asyncio.Task | None = None  # what Ctrl-C cancels
 
-    async def read_line(self, prompt: str | None = None) -> str | None:
+    async def read_line(self, prompt: str | None = None, *, main: bool = False) -> str | None:
         """A line, or None at EOF or on Ctrl-C at the prompt."""
         assert self.reader is not None
-        self._current = asyncio.ensure_future(self.reader.read(prompt))
+        self._current = asyncio.ensure_future(self.reader.read(prompt, main=main))
         try:
             return await self._current
         except asyncio.CancelledError:
@@ -87,26 +93,37 @@ class Repl:
     async def choose_thread(self) -> None:
         tid = self.s.thread
         if tid is None and not self.s.new:
-            print(t("ask_thread"), end="", flush=True)
-            line = await self.read_line()
-            print(flush=True)
-            tid = (line or "").strip() or None
+            tid = await self.ask_thread(first=True)
             while tid is not None and not THREAD_ID_RE.match(tid):
                 self.r.error(t("bad_thread_id"))
-                print(t("ask_thread"), end="", flush=True)
-                line = await self.read_line()
-                if line is None:
-                    raise EOFError
-                tid = line.strip() or None
+                tid = await self.ask_thread(first=False)
         await self.switch(tid)
+
+    async def ask_thread(self, first: bool) -> str | None:
+        if self.r.interactive:
+            line = await self.read_line(t("ask_thread") + " ")
+            if line is None:  # Ctrl-C / Ctrl-D: leave
+                raise EOFError
+            return (line or "").strip() or None
+        print(t("ask_thread"), end="", flush=True)
+        line = await self.read_line()
+        if first:
+            print(flush=True)
+        elif line is None:
+            raise EOFError
+        return (line or "").strip() or None
 
     async def end_thread(self) -> None:
         """Memory update for the thread being left; best effort, one line."""
+        if self.session.memory is not None and self.session.thread_id:
+            self.r.begin_turn(t("spin_memory"))
         try:
             up = await self.session.end()
         except Exception as e:  # noqa: BLE001
             self.r.error(t("memory_failed", err=_short(e)))
             return
+        finally:
+            self.r.end_turn()
         if up is None:
             return
         if up.error:
@@ -131,9 +148,14 @@ class Repl:
             info = await self.session.store.get_thread(self.session.thread_id)
             if info and info.turns:
                 self.r.line(t("resumed", turns=info.turns))
+                if self.r.interactive and info.title:
+                    self.r.hint(t("title_show", title=info.title))
 
     async def run(self) -> int:
-        self.reader = LineReader()
+        if self.r.interactive:
+            self.reader = TtyReader(self.s.user)
+        else:
+            self.reader = LineReader()
         loop = asyncio.get_running_loop()
         try:
             loop.add_signal_handler(signal.SIGINT, self._interrupt)
@@ -154,8 +176,9 @@ class Repl:
     async def _run(self) -> int:
         await self.choose_thread()
         self.r.line(t("greeting"))
+        self.r.hint(t("tty_hints"))
         while True:
-            line = await self.read_line("\nUser: ")
+            line = await self.read_line("\nUser: ", main=True)
             if line is None:
                 break
             text = line.strip()
@@ -174,13 +197,20 @@ class Repl:
         return 0
 
     async def turn(self, text: str, **kw: object) -> None:
+        started = time.monotonic()
+
         async def consume() -> None:
             async for ev in self.session.turn(text, **kw):  # type: ignore[arg-type]
-                self.render(ev)
+                if isinstance(ev, TurnDone):
+                    await self.show_status(ev, time.monotonic() - started)
+                else:
+                    self.render(ev)
 
+        self.r.begin_turn()
         self._current = asyncio.ensure_future(consume())
         try:
-            await self._current
+            with quiet_input() if self.r.interactive else nullcontext():
+                await self._current
         except asyncio.CancelledError:
             if not self._current.cancelled() or _self_cancelling():
                 raise
@@ -189,10 +219,18 @@ class Repl:
             raise
         except Exception as e:  # noqa: BLE001 - one line, the session goes on
             if self.s.debug:
+                self.r.end_turn()
                 print(debug_traceback(self.s.secrets()), file=sys.stderr)
             self.r.error(t("turn_error", err=redact(_short(e), self.s.secrets())))
         finally:
             self._current = None
+            self.r.end_turn()
+
+    async def show_status(self, ev: TurnDone, seconds: float) -> None:
+        info = await self.session.store.get_thread(self.session.thread_id) if self.r.interactive else None
+        st = ev.stats
+        self.r.status(Status(self.s.model, self.session.thread_id, info.turns if info else 0, ev.turns_in_context,
+                             st.estimated, st.reported, ev.budget, ev.trimmed, ev.summarized, seconds))
 
     def render(self, ev: object) -> None:
         if isinstance(ev, Text):
@@ -200,153 +238,21 @@ class Repl:
         elif isinstance(ev, ToolCall):
             self.r.tool_call(ev.name, ev.args)
         elif isinstance(ev, ToolResult):
-            self.r.tool_result(ev.content, ev.error)
+            self.r.tool_result(ev.content, ev.error, ev.name)
         elif isinstance(ev, Notice):
             self.r.notice(t(ev.key, **ev.fmt), ev.warning)
         elif isinstance(ev, Refused):
             self.r.error(t(ev.key, **ev.fmt))
-        elif isinstance(ev, TurnDone):
-            st = ev.stats
-            api = t("status_api", n=st.reported) if st.reported else ""
-            action = (t("status_trim") if ev.trimmed else "") + (t("status_summary") if ev.summarized else "")
-            pct = round(100 * st.estimated / ev.budget, 1) if ev.budget else 0
-            self.r.line(t("status", est=st.estimated, api=api, pct=pct, turns=ev.turns_in_context, action=action))
-
-    # -- slash commands ------------------------------------------------------
-    async def command(self, cmd: commands.Command) -> str | None:
-        store = self.session.store
-        if not cmd.known:
-            self.r.error(t("unknown_command", cmd="/" + cmd.name))
-        elif cmd.name == "exit":
-            return "exit"
-        elif cmd.name == "help":
-            self.r.line(commands.help_text(self.s.lang))
-        elif cmd.name == "new":
-            await self.switch(None)
-        elif cmd.name == "resume":
-            if not THREAD_ID_RE.match(cmd.arg):
-                self.r.error(t("bad_thread_id"))
-            elif await store.get_thread(cmd.arg) is None:
-                self.r.error(t("no_thread", id=cmd.arg))
-            else:
-                await self.switch(cmd.arg)
-        elif cmd.name == "threads":
-            await print_threads(self.session, self.r)
-        elif cmd.name == "delete":
-            await self.delete(cmd.arg)
-        elif cmd.name == "export":
-            await self.export(cmd.arg)
-        elif cmd.name == "context":
-            self.context(cmd.arg)
-        elif cmd.name == "compact":
-            await self.turn_compact(cmd.arg)
-        elif cmd.name == "summary":
-            summary = await self.session.current_summary()
-            self.r.line(summary or "(요약 없음)")
-        elif cmd.name == "tokens":
-            await self.tokens()
-        elif cmd.name == "tools":
-            for line in self.hub.describe_tools():
-                self.r.line(line)
-        elif cmd.name == "servers":
-            for line in self.hub.describe_servers():
-                self.r.line(line)
-        elif cmd.name == "title":
-            if cmd.arg:
-                await store.set_title(self.session.thread_id, cmd.arg[:100])
-        elif cmd.name in ("memory", "forget"):
-            await self.memory(cmd)
-        elif cmd.name == "end":
-            await self.switch(None)
-        elif cmd.name == "clear":
-            if self.r.tty:
-                self.r.out.write("\x1b[2J\x1b[H")
-        return None
-
-    async def memory(self, cmd: commands.Command) -> None:
-        mem = self.session.memory
-        if mem is None:
-            self.r.line(t("memory_off"))
-        elif cmd.name == "memory":
-            items = await mem.list()
-            if not items:
-                self.r.line(t("memory_empty"))
-            for i, b in enumerate(items, 1):
-                score = f"{b.score:.2f}" if b.score is not None else "-"
-                src = ",".join(map(str, b.sources))
-                self.r.line(f"{i:>3}. [{score}] {b.text}  (thread {b.thread_id[:12]}, turns {src})")
-        else:
-            n = int(cmd.arg) if cmd.arg.isdigit() else 0
-            gone = await mem.forget(n)
-            if gone is None:
-                self.r.error(t("no_memory_item", n=cmd.arg))
-            else:
-                self.r.line(t("forgot", n=n, text=gone.text))
-
-    async def delete(self, tid: str) -> None:
-        if not tid or await self.session.store.get_thread(tid) is None:
-            self.r.error(t("no_thread", id=tid))
-            return
-        self.r.line(f"'{tid}' 세션을 삭제할까요? (y/N) ")
-        answer = await self.read_line()
-        if (answer or "").strip().lower() in ("y", "yes", "예", "네"):
-            try:
-                await self.session.store.delete_thread(tid)
-            except StoreError as e:  # thread_busy: open in another client
-                self.r.error(t(e.key, **e.fmt))
-                return
-            self.r.line(t("deleted", id=tid))
-            if tid == self.session.thread_id:
-                await self.switch(None)
-
-    async def export(self, path: str) -> None:
-        store = self.session.store
-        info = await store.get_thread(self.session.thread_id)
-        rows = await store.transcript(self.session.thread_id)
-        text = to_json(info, rows) if path.endswith(".json") else to_markdown(info, rows)
-        if path:
-            Path(path).write_text(text, encoding="utf-8")
-            self.r.line(f"→ {path}")
-        else:
-            self.r.line(text)
-
-    def context(self, arg: str) -> None:
-        c = self.session.context
-        if arg:
-            if arg not in STRATEGIES:
-                self.r.error(t("bad_option", detail=arg))
-                return
-            c = ContextSettings(arg, self.s.context.max_turns, c.summary_after)  # type: ignore[arg-type]
-            self.session.context = c
-        self.r.line(f"context={c.strategy} max_turns={c.keep_turns} summary_after={c.summary_after} "
-                    f"max_input_tokens={self.s.max_input_tokens}")
 
     async def turn_compact(self, focus: str) -> None:
+        self.r.begin_turn(t("spin_summary"))
         try:
             async for ev in self.session.compact(focus or None):
                 self.render(ev)
         except Exception as e:  # noqa: BLE001
             self.r.error(t("turn_error", err=redact(_short(e), self.s.secrets())))
-
-    async def tokens(self) -> None:
-        rows = await self.session.store.usage(self.session.thread_id)
-        tin = sum(r.input_tokens or 0 for r in rows)
-        tout = sum(r.output_tokens or 0 for r in rows)
-        for r in rows:
-            self.r.line(f"  turn {r.turn}: input {r.input_tokens or 0} / output {r.output_tokens or 0}")
-        self.r.line(f"total: input {tin} / output {tout}")
-
-
-async def print_threads(session_or_store: object, r: Renderer) -> None:
-    store = getattr(session_or_store, "store", session_or_store)
-    threads = await store.list_threads()  # type: ignore[attr-defined]
-    if not threads:
-        r.line(t("threads_empty"))
-    import datetime as dt
-
-    for th in threads:
-        when = dt.datetime.fromtimestamp(th.updated_at).strftime("%Y-%m-%d %H:%M")
-        r.line(f"{th.thread_id}\t{th.turns}\t{when}\t{th.title}")
+        finally:
+            self.r.end_turn()
 
 
 def _read(fd: int) -> bytes:

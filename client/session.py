@@ -152,7 +152,8 @@ class ChatSession:
     async def summarize(self, plan: SummaryPlan, focus: str | None = None) -> str:
         """Roll a summary over the planned turns, in chunks that fit one request."""
         summary = plan.previous_summary
-        for chunk in chunk_turns(plan.to_summarize, SUMMARY_CHUNK_TOKENS):
+        limit = min(SUMMARY_CHUNK_TOKENS, self.settings.max_input_tokens // 2)  # small local windows
+        for chunk in chunk_turns(plan.to_summarize, limit):
             request = summarizer_request(summary, chunk, focus)
             reply = await with_retries(lambda: self.summarizer.ainvoke(request))
             text = text_of(reply).strip()

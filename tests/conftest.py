@@ -11,6 +11,7 @@ from typing import Iterator
 
 import pytest
 
+from tests.backends import BACKENDS, check_postgres, make_db
 from tests.stubs.llm_stub import LLMStub
 from tests.stubs.naver_stub import NaverStub
 
@@ -40,9 +41,11 @@ class Result:
 class ChatRunner:
     """Runs the real `mcp-chat` in a subprocess against the stubs."""
 
-    def __init__(self, tmp: Path, llm: LLMStub, naver: NaverStub) -> None:
+    def __init__(self, tmp: Path, llm: LLMStub, naver: NaverStub, db: str | None = None,
+                 backend: str = "sqlite") -> None:
         self.tmp = tmp
-        self.db = str(tmp / "chat.db")
+        self.backend = backend  # "sqlite" | "postgres" (tests/backends.py)
+        self.db = db or str(tmp / "chat.db")
         self.env = {
             "PATH": os.environ.get("PATH", ""),
             "HOME": str(tmp),
@@ -71,9 +74,35 @@ class ChatRunner:
         return self(*args, "--db", self.db, db=False)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sqlite_only: runs on the SQLite backend only (file behaviour)")
+    config.addinivalue_line("markers", "postgres_only: runs on the Postgres backend only (needs TEST_POSTGRES_URL)")
+    problem = check_postgres()
+    if problem:  # in CI, or with a URL that does not answer: fail loudly, never skip
+        raise pytest.UsageError(problem)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Every test that uses `backend` (and so `chat`/`db_url`) runs on each backend."""
+    if "backend" in metafunc.fixturenames:
+        names = BACKENDS
+        if metafunc.definition.get_closest_marker("sqlite_only"):
+            names = ["sqlite"]
+        elif metafunc.definition.get_closest_marker("postgres_only"):
+            names = [b for b in BACKENDS if b == "postgres"]  # empty: reported as skipped
+        metafunc.parametrize("backend", names)
+
+
 @pytest.fixture
-def chat(tmp_path: Path, llm: LLMStub, naver: NaverStub) -> ChatRunner:
-    return ChatRunner(tmp_path, llm, naver)
+def db_url(backend: str, tmp_path: Path) -> Iterator[str]:
+    """A fresh database: a file (SQLite) or a schema of TEST_POSTGRES_URL (Postgres)."""
+    with make_db(backend, tmp_path) as db:
+        yield db
+
+
+@pytest.fixture
+def chat(tmp_path: Path, llm: LLMStub, naver: NaverStub, db_url: str, backend: str) -> ChatRunner:
+    return ChatRunner(tmp_path, llm, naver, db_url, backend)
 
 
 def thread_id_of(out: str) -> str:

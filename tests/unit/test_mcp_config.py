@@ -1,0 +1,124 @@
+"""client.mcp.specs and hub naming: the mcpServers file, ${VAR}, masking, collisions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from mcp import types
+
+from client.config import ConfigError
+from client.i18n import t
+from client.mcp import ServerSpec, ToolHub, load_config, server_specs
+from client.mcp.hub import _fn_name
+
+
+def write(tmp_path: Path, doc: object) -> str:
+    p = tmp_path / "mcp.json"
+    p.write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
+    return str(p)
+
+
+def settings(**kw: object) -> SimpleNamespace:
+    return SimpleNamespace(**{"mcp_config": None, "server_urls": [], "with_search": False, **kw})
+
+
+def test_stdio_and_http_entries(tmp_path, monkeypatch):
+    monkeypatch.setenv("EV_TOKEN", "tok-SECRET-123")
+    path = write(tmp_path, {"mcpServers": {
+        "files": {"command": "npx", "args": ["-y", "pkg", "${HOME_DIR:-/tmp}"], "env": {"API_KEY": "${EV_TOKEN}"}},
+        "remote": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${EV_TOKEN}"}},
+        "old": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
+        "off": {"command": "x", "disabled": True},
+    }})
+    files, remote, old = load_config(path)
+    assert (files.transport, files.command, files.args) == ("stdio", "npx", ["-y", "pkg", "/tmp"])
+    assert files.env == {"API_KEY": "tok-SECRET-123"}
+    assert remote.transport == "http" and remote.headers == {"Authorization": "Bearer tok-SECRET-123"}
+    assert old.transport == "sse"
+    for spec in (files, remote):
+        assert "tok-SECRET-123" not in spec.shown and "***" in spec.shown
+        assert "tok-SECRET-123" not in spec.redact("x tok-SECRET-123 y Bearer tok-SECRET-123")
+
+
+@pytest.mark.parametrize("entry, words", [
+    ({}, ["'bad'", "command", "url"]),
+    ({"command": "a", "url": "http://x"}, ["'bad'"]),
+    ({"url": "not a url"}, ["'bad'", "not a url"]),
+    ({"url": "ftp://host/x"}, ["'bad'", "ftp://host/x"]),
+    ({"command": "a", "args": "x"}, ["'bad'", "args"]),
+    ({"command": "a", "env": {"K": ["v"]}}, ["'bad'", "env.K"]),
+    ({"command": "a", "type": "websocket"}, ["'bad'", "websocket"]),
+    ({"url": "http://x/mcp", "type": "stdio"}, ["'bad'", "stdio"]),
+    ({"command": "a", "timeout": -1}, ["'bad'", "timeout"]),
+    ("just a string", ["'bad'"]),
+])
+def test_bad_entries_name_the_entry(tmp_path, entry, words):
+    path = write(tmp_path, {"mcpServers": {"good": {"command": "ok"}, "bad": entry}})
+    with pytest.raises(ConfigError) as e:
+        load_config(path)
+    line = t(e.value.key, **e.value.fmt)
+    assert "\n" not in line and path in line
+    for w in words:
+        assert w in line
+
+
+def test_unset_variable_names_entry_and_variable(tmp_path, monkeypatch):
+    monkeypatch.delenv("NOPE_VAR", raising=False)
+    path = write(tmp_path, {"mcpServers": {"svc": {"url": "http://h/mcp", "headers": {"X": "${NOPE_VAR}"}}}})
+    with pytest.raises(ConfigError) as e:
+        load_config(path)
+    assert e.value.key == "mcp_config_var" and e.value.fmt["name"] == "svc" and e.value.fmt["var"] == "NOPE_VAR"
+
+
+def test_invalid_json_and_shape_and_missing_file(tmp_path):
+    with pytest.raises(ConfigError) as e:
+        load_config(write(tmp_path, '{"mcpServers": {"a": {"command": "x",}}}'))
+    assert e.value.key == "mcp_config_json" and e.value.fmt["line"] == 1
+    with pytest.raises(ConfigError) as e:
+        load_config(write(tmp_path, {"servers_typo": {}}))
+    assert e.value.key == "mcp_config_shape"
+    with pytest.raises(ConfigError) as e:
+        load_config(str(tmp_path / "missing.json"))
+    assert e.value.key == "mcp_config_unreadable"
+
+
+def test_bundled_default_and_alongside(tmp_path):
+    assert [s.name for s in server_specs(settings())] == ["search"]
+    assert server_specs(settings())[0].bundled
+    url = ["http://127.0.0.1:3001/mcp", "http://127.0.0.1:3001/mcp"]
+    assert [s.name for s in server_specs(settings(server_urls=url))] == ["127.0.0.1-3001", "127.0.0.1-3001-2"]
+    path = write(tmp_path, {"mcpServers": {"search": {"url": "http://h/mcp"}}})
+    names = [s.name for s in server_specs(settings(mcp_config=path, with_search=True))]
+    assert names == ["bundled-search", "search"]
+    with pytest.raises(ConfigError) as e:
+        server_specs(settings(server_urls=["localhost:8000"]))
+    assert e.value.key == "mcp_bad_url"
+
+
+class FakeServer:
+    def __init__(self, name: str, tools: list[str], state: str = "connected") -> None:
+        self.spec = ServerSpec(name=name, transport="stdio", shown=name)
+        self.tools = [types.Tool(name=n, description=f"{n} of {name}", inputSchema={"type": "object"}) for n in tools]
+        self.state, self.error, self.restarts = state, None if state == "connected" else "boom", 0
+
+
+def test_colliding_names_get_server_prefix_others_stay():
+    hub = ToolHub([])
+    hub.servers = [FakeServer("a", ["echo", "only.a"]), FakeServer("b b", ["echo", "b-tool"]),
+                   FakeServer("dead", ["echo"], state="failed")]  # type: ignore[list-item]
+    hub._build_tools()
+    assert [tool.name for tool in hub.tools] == ["a_echo", "only_a", "b_b_echo", "b-tool"]
+    assert hub.owner["only_a"][1].name == "only.a"  # calls use the server's own name
+    lines = hub.describe_tools()
+    assert lines[0].startswith("[a] ") and "  a_echo (echo): echo of a" in lines
+    assert any(line.startswith("[dead] ") and "boom" in line for line in lines)
+    assert hub.error == "dead: boom"
+
+
+def test_function_names_are_endpoint_safe():
+    assert _fn_name("get-sum") == "get-sum"
+    assert _fn_name("ns/tool.v2") == "ns_tool_v2"
+    assert len(_fn_name("x" * 100)) == 64
