@@ -9,7 +9,7 @@ Answers, in order of precedence:
    | {"stall": s, ...} (no bytes at all for s seconds)).
 2. Rules, so a scripted conversation needs no queue:
    - memory requests: bullet extraction ("장기 기억 후보") -> `- [turn] <user line>`
-     for user lines with a personal hint (MEMORY_HINTS), else 없음; scoring ("유용성")
+     for every user line of 5+ characters (an over-eager extractor), else 없음; scoring ("유용성")
      -> 0.9 for lines with HIGH_VALUE words, 0.2 otherwise.
    - no `tools` in the body and a system prompt mentioning 요약 -> a summary that
      lists the first words of each user line it was given ("요약: ...").
@@ -56,7 +56,6 @@ def prompt_tokens_of(body: dict) -> int:
     return sum(len(_content_text(m.get("content"))) for m in msgs) // 2 + 7 * len(msgs) + tools
 
 
-MEMORY_HINTS = ("나는", "내 ", "제 ", "저는", "좋아", "싫어", "기억", "날씨")  # lines worth a memory bullet
 HIGH_VALUE = ("나는", "저는", "내 ", "제 ", "좋아", "싫어", "기억")  # scored 0.9; others 0.2
 
 
@@ -170,7 +169,7 @@ class LLMStub:
         last = msgs[-1] if msgs else {}
         if not body.get("tools") and "장기 기억 후보" in system:
             found = re.findall(r"^\[턴 (\d+)\] 사용자: (.+)$", _content_text(last.get("content")), re.M)
-            keep = [f"- [{t}] {text.strip()}" for t, text in found if any(k in text for k in MEMORY_HINTS)]
+            keep = [f"- [{t}] {text.strip()}" for t, text in found if len(text.strip()) >= 5]
             return {"text": "\n".join(keep) or "없음"}
         if not body.get("tools") and "유용성" in system:
             items = re.findall(r"^(\d+)\. (.+)$", _content_text(last.get("content")), re.M)
