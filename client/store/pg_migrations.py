@@ -7,6 +7,9 @@ checkpoint_blobs, checkpoint_writes, checkpoint_migrations) are the saver's.
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 MIGRATIONS: list[tuple[int, str, list[str]]] = [
     (
         1,
@@ -65,3 +68,33 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
 ]
 
 LATEST = MIGRATIONS[-1][0]
+
+
+async def up_to_date(pool: Any, saver: Any) -> bool:
+    """Every saver and store migration applied already."""
+    async with pool.connection() as conn:
+        cur = await conn.execute("SELECT to_regclass('checkpoint_migrations') AS c, to_regclass('schema_migrations') AS s")
+        r = await cur.fetchone()
+        if not r or r["c"] is None or r["s"] is None:
+            return False
+        v = await (await conn.execute("SELECT max(v) AS v FROM checkpoint_migrations")).fetchone()
+        mine = {x["version"] for x in await (await conn.execute("SELECT version FROM schema_migrations")).fetchall()}
+    return bool(v) and v["v"] == len(saver.MIGRATIONS) - 1 and {m[0] for m in MIGRATIONS} <= mine
+
+
+async def apply(pool: Any, saver: Any) -> None:
+    """The saver's migrations, then ours, each version in one transaction."""
+    await saver.setup()
+    async with pool.connection() as conn:
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+            "name TEXT NOT NULL, applied_at DOUBLE PRECISION NOT NULL)"
+        )
+        done = {r["version"] for r in await (await conn.execute("SELECT version FROM schema_migrations")).fetchall()}
+        for version, name, statements in MIGRATIONS:
+            if version in done:
+                continue
+            async with conn.transaction():  # whole or not at all
+                for sql in statements:
+                    await conn.execute(sql)
+                await conn.execute("INSERT INTO schema_migrations VALUES (%s, %s, %s)", (version, name, time.time()))

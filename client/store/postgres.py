@@ -9,6 +9,7 @@ belong to a connection, and Postgres drops them when that connection dies).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import time
@@ -24,12 +25,13 @@ from . import codec
 from ..context import is_turn_start, text_of
 from ..memory.policy import Bullet
 from .base import Store, StoreError, ThreadInfo, TurnUsage
-from .pg_migrations import MIGRATIONS
+from .pg_migrations import apply, up_to_date
 from .pg_url import mask_url, redact
 
 TITLE_CHARS = 40  # as in sqlite.py
 CONNECT_TIMEOUT = 10  # seconds, per connection attempt
 POOL_MAX = 4  # one client runs one statement at a time; a few spare for the saver
+SETUP_WAIT = 120  # seconds to wait for another client's schema setup
 THREAD_COLS = "thread_id, user_name, title, turns, created_at, updated_at"
 
 
@@ -93,26 +95,23 @@ class PostgresStore(Store):
             return cur.rowcount
 
     async def setup(self) -> None:
+        if await up_to_date(self.db, self.checkpointer):  # the usual start: no lock
+            return
         # One process at a time: concurrent CREATE TABLE IF NOT EXISTS can still collide.
+        # Polled, not waited for: a session blocked in pg_advisory_lock holds a snapshot,
+        # and the saver's CREATE INDEX CONCURRENTLY would wait for it forever.
         key = lock_key(self.scope, ":setup")
         assert self.lock_conn is not None
-        await self.lock_conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+        for _ in range(SETUP_WAIT * 20):
+            cur = await self.lock_conn.execute("SELECT pg_try_advisory_lock(%s)", (key,))
+            if (await cur.fetchone() or [False])[0]:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise psycopg.OperationalError(f"schema setup by another client did not finish in {SETUP_WAIT}s")
         try:
-            await self.checkpointer.setup()
-            await self._run(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
-                "name TEXT NOT NULL, applied_at DOUBLE PRECISION NOT NULL)"
-            )
-            done = {r["version"] for r in await self._all("SELECT version FROM schema_migrations")}
-            for version, name, statements in MIGRATIONS:
-                if version in done:
-                    continue
-                async with self.db.connection() as conn, conn.transaction():  # whole or not at all
-                    for sql in statements:
-                        await conn.execute(sql)
-                    await conn.execute(
-                        "INSERT INTO schema_migrations VALUES (%s, %s, %s)", (version, name, time.time())
-                    )
+            if not await up_to_date(self.db, self.checkpointer):  # or another client did it meanwhile
+                await apply(self.db, self.checkpointer)
         finally:
             await self.lock_conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
 
