@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
+import asyncio
 import json
 import os
 import sqlite3
@@ -18,11 +17,13 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from . import codec
 from ..memory.policy import Bullet
 from .base import Store, StoreError, ThreadInfo, TurnUsage
+from .filelock import FileLocks
 from .migrations import MIGRATIONS
 from ..context import is_turn_start, text_of
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 TITLE_CHARS = 40
+SETUP_TRIES = 5  # opening a new file from several processes at once
 
 
 def check_database_file(path: str) -> None:
@@ -63,8 +64,7 @@ class SqliteStore(Store):
     def __init__(self, path: str) -> None:
         self.path = path
         self.conn: aiosqlite.Connection | None = None
-        self.lock_fd: int | None = None  # `<db>-lock`: per-thread byte-range locks
-        self.locked: set[str] = set()
+        self.locks = FileLocks(path + "-lock")  # one client per thread (filelock.py)
 
     @classmethod
     async def open(cls, path: str) -> "SqliteStore":
@@ -74,7 +74,17 @@ class SqliteStore(Store):
             self.conn = await aiosqlite.connect(path, timeout=30)
             await self._run("PRAGMA busy_timeout=30000")
             self.checkpointer = AsyncSqliteSaver(self.conn)
-            await self.setup()
+            for attempt in range(SETUP_TRIES):
+                try:
+                    await self.setup()
+                    break
+                except sqlite3.OperationalError as e:
+                    # Two processes creating one new file: while one switches it to WAL the
+                    # other can get "database is locked" at once (no busy wait: it would deadlock).
+                    if "locked" not in str(e) or attempt == SETUP_TRIES - 1:
+                        raise
+                    await self.conn.rollback()
+                    await asyncio.sleep(0.1 * (attempt + 1))
         except sqlite3.DatabaseError as e:
             await self.close()
             raise StoreError("db_error", path=path, detail=str(e)) from None
@@ -123,32 +133,13 @@ class SqliteStore(Store):
         if self.conn is not None:
             await self.conn.close()
             self.conn = None
-        if self.lock_fd is not None:  # closing releases every lock this process holds
-            os.close(self.lock_fd)
-            self.lock_fd = None
-        self.locked.clear()
+        self.locks.close()
 
     async def lock_thread(self, thread_id: str) -> bool:
-        """A one-byte POSIX lock in `<db>-lock` at an offset hashed from the id; the
-        kernel drops it when the process ends. Per process: one client per process."""
-        if thread_id in self.locked:
-            return True
-        if self.lock_fd is None:
-            try:
-                self.lock_fd = os.open(self.path + "-lock", os.O_RDWR | os.O_CREAT, 0o600)
-            except OSError:
-                return True  # nowhere to put a lock (read-only directory): do not refuse
-        try:
-            fcntl.lockf(self.lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, _lock_offset(thread_id))
-        except OSError:
-            return False
-        self.locked.add(thread_id)
-        return True
+        return self.locks.lock(thread_id)
 
     async def unlock_thread(self, thread_id: str) -> None:
-        if thread_id in self.locked and self.lock_fd is not None:
-            fcntl.lockf(self.lock_fd, fcntl.LOCK_UN, 1, _lock_offset(thread_id))
-        self.locked.discard(thread_id)
+        self.locks.unlock(thread_id)
 
     @staticmethod
     def _thread(row: Sequence) -> ThreadInfo:
@@ -265,7 +256,7 @@ class SqliteStore(Store):
         return removed
 
     async def delete_thread(self, thread_id: str) -> bool:
-        mine = thread_id in self.locked
+        mine = thread_id in self.locks.held
         if not mine and not await self.lock_thread(thread_id):  # open in another client
             raise StoreError("thread_busy", id=thread_id)
         try:
@@ -330,8 +321,3 @@ class SqliteStore(Store):
         async with self.checkpointer.lock:
             await self._run("PRAGMA wal_checkpoint(TRUNCATE)")
             await self._run("VACUUM")
-
-
-def _lock_offset(thread_id: str) -> int:
-    """Where in `<db>-lock` the thread's lock byte lives (< 2**62)."""
-    return int.from_bytes(hashlib.blake2b(thread_id.encode(), digest_size=8).digest(), "big") >> 2

@@ -67,7 +67,7 @@ class RoundRobinProxy:
                 except httpx.ConnectError:
                     self.inflight[port] -= 1
                     continue  # a dead replica: the next one gets the request
-                except httpx.HTTPError as e:
+                except httpx.HTTPError:
                     self.inflight[port] -= 1
                     break  # sent, then the replica died: 502
                 self.hits[port] += 1

@@ -13,7 +13,7 @@ from tests.stubs.llm_stub import prompt_tokens_of
 
 MARKDOWN = ("## 정리\n\n| 이름 | 평점 |\n|---|---|\n| 가게 A | 4.5 |\n| 가게 B | 4.2 |\n\n"
             "- 첫째 항목\n- 둘째 항목\n\n```python\nprint('hi')\n```\n")
-STATUS = re.compile(r"^HCX-005 · 세션 (\S+) · (\d+)턴 \(컨텍스트 (\d+)턴\) · 요청 ~?([\d,]+) 토큰 · 예산의 [\d.]+%")
+STATUS = re.compile(r"^(?:CLOVA Studio )?HCX-005 · 세션 (\S+) · (\d+)턴 \(컨텍스트 (\d+)턴\) · 요청 ~?([\d,]+) 토큰 · 예산의 [\d.]+%")
 
 
 def ask(pane, text: str, timeout: float = 30) -> str:
