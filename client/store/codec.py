@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+TITLE_CHARS = 40
 ROLE = {SystemMessage: "system", HumanMessage: "user", AIMessage: "assistant", ToolMessage: "tool"}
 
 
@@ -50,6 +51,24 @@ def decode(data: str, msg_id: str | None = None) -> BaseMessage:
         return ToolMessage(tool_call_id=d.get("ti", ""), status="error" if d.get("err") else "success", **kw)
     calls = [{"name": c["n"], "args": c.get("a", {}), "id": c.get("i"), "type": "tool_call"} for c in d.get("tc", [])]
     return AIMessage(tool_calls=calls, **kw)
+
+
+def number_rows(thread_id: str, messages: "Sequence[BaseMessage]", turns: int, title: str, seq: int,
+                now: float) -> tuple[list[tuple], int, str]:
+    """Transcript rows (thread, seq, msg id, turn, data, time) for appended
+    messages, the thread's turn count after them, and its title (the start of
+    the first real user message). Shared by every backend."""
+    from ..context import is_turn_start, text_of
+
+    rows = []
+    for m in messages:
+        if is_turn_start(m):
+            turns += 1
+            if not title:
+                title = " ".join(text_of(m).split())[:TITLE_CHARS]
+        seq += 1
+        rows.append((thread_id, seq, m.id, turns, encode(m), now))
+    return rows, turns, title
 
 
 def transcript_bytes(m: BaseMessage) -> int:

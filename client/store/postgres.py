@@ -22,13 +22,11 @@ from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from . import codec
-from ..context import is_turn_start, text_of
 from ..memory.policy import Bullet
 from .base import Store, StoreError, ThreadInfo, TurnUsage
 from .pg_migrations import apply, up_to_date
 from .pg_url import mask_url, redact
 
-TITLE_CHARS = 40  # as in sqlite.py
 CONNECT_TIMEOUT = 10  # seconds, per connection attempt
 POOL_MAX = 4  # one client runs one statement at a time; a few spare for the saver
 SETUP_WAIT = 120  # seconds to wait for another client's schema setup
@@ -183,14 +181,7 @@ class PostgresStore(Store):
             turns, title = (row["turns"], row["title"]) if row else (0, "")
             cur = await conn.execute("SELECT COALESCE(MAX(seq), 0) AS seq FROM messages WHERE thread_id=%s", (thread_id,))
             seq = (await cur.fetchone())["seq"]  # type: ignore[index]
-            rows = []
-            for m in messages:
-                if is_turn_start(m):
-                    turns += 1
-                    if not title:
-                        title = " ".join(text_of(m).split())[:TITLE_CHARS]
-                seq += 1
-                rows.append((thread_id, seq, m.id, turns, codec.encode(m), now))
+            rows, turns, title = codec.number_rows(thread_id, messages, turns, title, seq, now)
             async with conn.cursor() as c:
                 await c.executemany(
                     "INSERT INTO messages (thread_id, seq, msg_id, turn, data, created_at) "

@@ -19,10 +19,8 @@ from ..memory.policy import Bullet
 from .base import Store, StoreError, ThreadInfo, TurnUsage
 from .filelock import FileLocks
 from .migrations import MIGRATIONS
-from ..context import is_turn_start, text_of
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
-TITLE_CHARS = 40
 SETUP_TRIES = 5  # opening a new file from several processes at once
 
 
@@ -199,14 +197,7 @@ class SqliteStore(Store):
                 "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE thread_id=?", (thread_id,)
             ) as cur:
                 seq = (await cur.fetchone())[0]
-            rows = []
-            for m in messages:
-                if is_turn_start(m):
-                    turns += 1
-                    if not title:
-                        title = " ".join(text_of(m).split())[:TITLE_CHARS]
-                seq += 1
-                rows.append((thread_id, seq, m.id, turns, codec.encode(m), now))
+            rows, turns, title = codec.number_rows(thread_id, messages, turns, title, seq, now)
             cur = await self.db.executemany("INSERT OR IGNORE INTO messages VALUES (?, ?, ?, ?, ?, ?)", rows)
             await cur.close()
             await self._run(

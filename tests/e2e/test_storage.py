@@ -18,6 +18,22 @@ def count(db: str, table: str, thread: str) -> int:
     return count_rows(db, table, thread)  # SQLite file or Postgres schema
 
 
+def seed_legacy_thread(db: str, thread_id: str, messages: list) -> None:
+    """Write a thread the way an older client (plain graph + saver) would."""
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    async def seed() -> None:
+        async with open_saver(db) as saver:
+            g = StateGraph(MessagesState)
+            g.add_node("noop", lambda s: {})
+            g.add_edge(START, "noop")
+            g.add_edge("noop", END)
+            await g.compile(checkpointer=saver).ainvoke({"messages": messages},
+                                                         {"configurable": {"thread_id": thread_id}})
+
+    asyncio.run(seed())
+
+
 def test_old_checkpoints_pruned_latest_intact(chat, llm):
     chat("--thread", "p", input="하나\n둘\n서울 검색\n넷\n")
     assert count(chat.db, "checkpoints", "p") == 1
@@ -50,21 +66,10 @@ def test_two_processes_on_one_file_different_threads(chat, llm):
 def test_repairs_dangling_tool_call_from_an_older_client(chat, llm):
     """A thread whose stored state ends in a tool call without a result."""
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
-    from langgraph.graph import END, START, MessagesState, StateGraph
 
-    async def seed() -> None:
-        async with open_saver(chat.db) as saver:
-            g = StateGraph(MessagesState)
-            g.add_node("noop", lambda s: {})
-            g.add_edge(START, "noop")
-            g.add_edge("noop", END)
-            app = g.compile(checkpointer=saver)
-            call = AIMessage(content="", tool_calls=[{"name": "web_search", "args": {"query": "q"}, "id": "call_1"}])
-            await app.ainvoke({"messages": [SystemMessage("시스템"), HumanMessage("옛 질문"), call,
-                                            HumanMessage("그다음 질문"), AIMessage("답")]},
-                              {"configurable": {"thread_id": "legacy"}})
-
-    asyncio.run(seed())
+    call = AIMessage(content="", tool_calls=[{"name": "web_search", "args": {"query": "q"}, "id": "call_1"}])
+    seed_legacy_thread(chat.db, "legacy", [SystemMessage("시스템"), HumanMessage("옛 질문"), call,
+                                           HumanMessage("그다음 질문"), AIMessage("답")])
     r = chat("--thread", "legacy", input="새 질문\n")
     assert r.code == 0, r.err
     msgs = llm.chat_requests()[0]["messages"]
@@ -79,19 +84,7 @@ def test_upgrade_a_cookbook_database_keeps_its_data(chat, llm):
     """A database written by the cookbook's client (checkpoints only) is upgraded in place."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    from langgraph.graph import END, START, MessagesState, StateGraph
-
-    async def seed() -> None:
-        async with open_saver(chat.db) as saver:
-            g = StateGraph(MessagesState)
-            g.add_node("noop", lambda s: {})
-            g.add_edge(START, "noop")
-            g.add_edge("noop", END)
-            app = g.compile(checkpointer=saver)
-            await app.ainvoke({"messages": [SystemMessage("시스템"), HumanMessage("쿡북 질문")]},
-                              {"configurable": {"thread_id": "cookbook"}})
-
-    asyncio.run(seed())
+    seed_legacy_thread(chat.db, "cookbook", [SystemMessage("시스템"), HumanMessage("쿡북 질문")])
     before = count(chat.db, "checkpoints", "cookbook")
     for _ in range(2):
         p = subprocess.run([sys.executable, "init_db.py", "--db", chat.db], cwd=ROOT, capture_output=True, text=True)
