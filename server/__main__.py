@@ -2,6 +2,9 @@
 
     mcp-search-server [--transport streamable-http|stdio] [--host 127.0.0.1] [--port 8000]
                       [--stateless] [--log-level LEVEL]
+                      [--allowed-hosts H,...] [--allowed-origins O,...] [--auth-token T]
+
+Env: MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS, MCP_SEARCH_TOKEN (comma-separated lists; options win).
 
 A `.env` in the current directory is loaded first; real environment variables win.
 Logs go to stderr only (on stdio, stdout carries nothing but the protocol).
@@ -38,6 +41,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--stateless",
         action="store_true",
         help="stateless streamable HTTP with plain JSON responses (no session affinity needed)",
+    )
+    parser.add_argument(
+        "--allowed-hosts",
+        action="append",
+        metavar="H,...",
+        help="Host headers to answer besides loopback, e.g. mcp.internal:8080 or mcp.internal:* "
+        "(env MCP_ALLOWED_HOSTS; repeatable or comma-separated)",
+    )
+    parser.add_argument(
+        "--allowed-origins",
+        action="append",
+        metavar="O,...",
+        help="Origin headers to accept besides loopback, e.g. https://app.example:* (env MCP_ALLOWED_ORIGINS)",
+    )
+    parser.add_argument(
+        "--auth-token",
+        action="append",
+        metavar="T",
+        help="require 'Authorization: Bearer T' on every HTTP request but GET /healthz; several tokens "
+        "(repeat or comma-separate) allow rotation (env MCP_SEARCH_TOKEN; prefer it: argv is visible in ps)",
     )
     parser.add_argument(
         "--log-level",
@@ -80,6 +103,15 @@ def load_env_file() -> None:
         load_dotenv(path, override=False)
 
 
+def apply_env(args: argparse.Namespace) -> None:
+    """Lists from options, else from the environment (after .env is loaded)."""
+    from server.gate import split_list
+
+    args.allowed_hosts = split_list(args.allowed_hosts or os.environ.get("MCP_ALLOWED_HOSTS"))
+    args.allowed_origins = split_list(args.allowed_origins or os.environ.get("MCP_ALLOWED_ORIGINS"))
+    args.auth_token = split_list(args.auth_token or os.environ.get("MCP_SEARCH_TOKEN"))
+
+
 def _exit_now(signum: int, frame: object) -> None:
     sys.stderr.flush()
     os._exit(0)
@@ -89,8 +121,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     setup_logging(args.log_level)
     load_env_file()
+    apply_env(args)
     # Import after logging is set so FastMCP's basicConfig does not install its own handler.
     from server.app import build_app, serve_http, serve_stdio
+    from server.gate import describe_security
 
     app = build_app(
         host=args.host,
@@ -98,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         stateless_http=args.stateless,
         json_response=args.stateless,
         log_level=args.log_level,
+        allowed_hosts=args.allowed_hosts,
+        allowed_origins=args.allowed_origins,
     )
     try:
         if args.transport == "stdio":
@@ -112,8 +148,12 @@ def main(argv: list[str] | None = None) -> int:
                 args.port,
                 " (stateless)" if args.stateless else "",
             )
+            for line in describe_security(args.host, args.allowed_hosts, args.allowed_origins, len(args.auth_token)):
+                logging.getLogger("server").log(
+                    logging.WARNING if " OFF" in line or "no --auth-token" in line else logging.INFO, "%s", line
+                )
             signal.signal(signal.SIGTERM, signal.default_int_handler)  # like Ctrl-C: quiet exit
-            anyio.run(serve_http, app)
+            anyio.run(serve_http, app, args.auth_token)
     except KeyboardInterrupt:
         pass
     return 0

@@ -13,7 +13,7 @@ from mcp.server.fastmcp.exceptions import ToolError
 from mcp.types import ContentBlock, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from server import naver
+from server import gate, naver
 
 logger = logging.getLogger(__name__)
 
@@ -134,8 +134,11 @@ def build_app(
     stateless_http: bool = False,
     json_response: bool = False,
     log_level: LogLevel = "INFO",
+    allowed_hosts: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
 ) -> NaverFastMCP:
-    """Create the server. `stateless_http`/`json_response` are what `--stateless` turns on."""
+    """Create the server. `stateless_http`/`json_response` are what `--stateless` turns on;
+    `allowed_hosts`/`allowed_origins` extend DNS-rebinding protection beyond loopback."""
     app = NaverFastMCP(
         name="naver-search",
         instructions=INSTRUCTIONS,
@@ -144,6 +147,7 @@ def build_app(
         stateless_http=stateless_http,
         json_response=json_response,
         log_level=log_level,
+        transport_security=gate.transport_security(host, allowed_hosts, allowed_origins),
     )
     for fn, title in TOOLS:
         app.add_tool(
@@ -165,8 +169,9 @@ async def _close_client_after(inner: Any, starlette_app: Any) -> AsyncIterator[N
             await naver.aclose_client()
 
 
-async def serve_http(app: NaverFastMCP) -> None:
-    """Serve streamable HTTP at http://HOST:PORT/mcp; the shared Naver client closes on shutdown.
+async def serve_http(app: NaverFastMCP, tokens: Sequence[str] = ()) -> None:
+    """Serve streamable HTTP at http://HOST:PORT/mcp behind `gate` (access log, GET /healthz,
+    bearer tokens when given); the shared Naver client closes on shutdown.
 
     FastMCP's own `lifespan` runs once per MCP session (per request when stateless), so the
     process-wide client is closed from the Starlette app lifespan instead.
@@ -178,11 +183,11 @@ async def serve_http(app: NaverFastMCP) -> None:
     starlette_app.router.lifespan_context = lambda a: _close_client_after(inner, a)
     level = app.settings.log_level.lower()
     config = uvicorn.Config(
-        starlette_app,
+        gate.wrap(starlette_app, tokens),
         host=app.settings.host,
         port=app.settings.port,
         log_level=level,
-        access_log=level == "debug",
+        access_log=False,  # gate.AccessLog writes one line per request (no query strings)
         log_config=None,  # keep our logging setup (stderr)
     )
     await uvicorn.Server(config).serve()

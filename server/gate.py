@@ -1,0 +1,180 @@
+"""What stands in front of the MCP endpoint over HTTP: who may call it, which Host/Origin it
+answers, a health check for the balancer, and one access-log line per request.
+
+Pure ASGI middlewares (no buffering), so streamed answers pass through untouched.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from mcp.server.transport_security import TransportSecuritySettings
+
+access_logger = logging.getLogger("server.access")
+
+HEALTH_PATH = "/healthz"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+# What FastMCP allows by default on a loopback bind; always allowed in addition to the options.
+LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+
+
+def split_list(values: Iterable[str] | str | None) -> list[str]:
+    """'a,b' or ['a', 'b,c'] -> ['a', 'b', 'c'] (blanks dropped, order kept, no duplicates)."""
+    if values is None:
+        return []
+    if isinstance(values, str):
+        values = [values]
+    out: list[str] = []
+    for value in values:
+        for part in value.split(","):
+            part = part.strip()
+            if part and part not in out:
+                out.append(part)
+    return out
+
+
+def transport_security(
+    host: str, allowed_hosts: Sequence[str], allowed_origins: Sequence[str]
+) -> TransportSecuritySettings | None:
+    """DNS-rebinding protection settings for FastMCP.
+
+    With allowed hosts/origins: protection on, loopback plus those. Without: None, i.e. FastMCP's
+    own default (on for a loopback bind, off for any other address; `describe_security` says so).
+    """
+    if not allowed_hosts and not allowed_origins:
+        return None
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[*LOOPBACK_HOSTS, *(h for h in allowed_hosts if h not in LOOPBACK_HOSTS)],
+        allowed_origins=[*LOOPBACK_ORIGINS, *(o for o in allowed_origins if o not in LOOPBACK_ORIGINS)],
+    )
+
+
+def describe_security(host: str, allowed_hosts: Sequence[str], allowed_origins: Sequence[str], tokens: int) -> list[str]:
+    """The start-up lines that say who can reach the server and which Host headers it answers."""
+    lines = []
+    if allowed_hosts or allowed_origins:
+        lines.append(
+            "DNS-rebinding protection on: Host must be loopback or one of %s; Origin absent, loopback or one of %s"
+            % (allowed_hosts or "[]", allowed_origins or "[]")
+        )
+    elif host in LOOPBACK:
+        lines.append("DNS-rebinding protection on: only loopback Host/Origin headers (add others with --allowed-hosts)")
+    else:
+        lines.append(
+            f"bound to {host} without --allowed-hosts: DNS-rebinding protection is OFF, any Host header is "
+            "answered (set --allowed-hosts/--allowed-origins, e.g. mcp.internal:*, to restrict)"
+        )
+    if tokens:
+        lines.append(f"bearer token required on every request except GET {HEALTH_PATH} ({tokens} token(s) accepted)")
+    elif host not in LOOPBACK:
+        lines.append(
+            f"no --auth-token: anyone who can reach {host} can run searches on this server's Naver quota"
+        )
+    return lines
+
+
+async def _send_plain(send: Any, status: int, body: bytes, headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
+    await send({
+        "type": "http.response.start",
+        "status": status,
+        "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode()),
+                    *headers],
+    })
+    await send({"type": "http.response.body", "body": body})
+
+
+class HealthCheck:
+    """GET/HEAD /healthz -> 200 "ok" at once: no MCP session, no Naver call, no token."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == HEALTH_PATH and scope["method"] in ("GET", "HEAD"):
+            await _send_plain(send, 200, b"ok\n")
+            return
+        await self.app(scope, receive, send)
+
+
+class BearerAuth:
+    """Every HTTP request needs `Authorization: Bearer <one of tokens>`; else 401.
+
+    Each presented token is compared with every accepted one in constant time (no early exit), so
+    neither a token's content nor which of several tokens matched shows in the timing.
+    """
+
+    def __init__(self, app: Any, tokens: Sequence[str]) -> None:
+        self.app = app
+        self.tokens = [t.encode() for t in tokens]
+
+    def check(self, headers: Iterable[tuple[bytes, bytes]]) -> str | None:
+        """None when allowed, else the reason (never containing the token)."""
+        values = [v for k, v in headers if k.lower() == b"authorization"]
+        if not values:
+            return "missing token"
+        scheme, _, presented = values[0].strip().partition(b" ")
+        if scheme.lower() != b"bearer" or not presented.strip():
+            return "not a bearer token"
+        presented = presented.strip()
+        ok = False
+        for token in self.tokens:
+            ok |= hmac.compare_digest(presented, token)
+        return None if ok else "wrong token"
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        reason = self.check(scope["headers"])
+        if reason is None:
+            await self.app(scope, receive, send)
+            return
+        scope.setdefault("state", {})["auth_failure"] = reason
+        error = b"invalid_request" if reason == "missing token" else b"invalid_token"
+        challenge = b'Bearer realm="mcp-search", error="' + error + b'"'
+        await _send_plain(send, 401, b"unauthorized\n", [(b"www-authenticate", challenge)])
+
+
+class AccessLog:
+    """One line per HTTP request when its answer ends: method, path (no query string), status,
+    duration, client. 401s are warnings with the reason. Never headers or bodies."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = 0
+
+        async def send_and_watch(message: dict) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_and_watch)
+        finally:
+            ms = (time.perf_counter() - start) * 1000
+            client = scope.get("client")
+            who = f"{client[0]}" if client else "-"
+            reason = scope.get("state", {}).get("auth_failure")
+            if reason:
+                access_logger.warning("%s %s %d %.1fms %s (%s)", scope["method"], scope["path"], status, ms, who, reason)
+            else:
+                access_logger.info("%s %s %d %.1fms %s", scope["method"], scope["path"], status or 500, ms, who)
+
+
+def wrap(app: Any, tokens: Sequence[str]) -> Any:
+    """The Starlette app behind the gate: access log, health check, then the token check."""
+    inner = BearerAuth(app, tokens) if tokens else app
+    return AccessLog(HealthCheck(inner))
