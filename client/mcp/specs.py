@@ -148,6 +148,8 @@ def parse_entry(name: str, entry: Any, path: str) -> ServerSpec | None:
             raise bad(f'"{key}" must be an object of strings')
         out = {str(k): expand(v, f'"{key}.{k}"') for k, v in value.items()}
         secrets.extend(v for v in out.values() if len(v) >= 4)  # values are secrets as given
+        if key == "headers":  # "Bearer T": T alone is masked too
+            secrets.extend(v.split(None, 1)[1] for v in out.values() if len(v.split(None, 1)) == 2)
         return out
 
     timeout = entry.get("timeout")
