@@ -42,7 +42,9 @@ pid $DIR/nginx.pid;
 error_log $DIR/error.log info;
 events { worker_connections 512; }
 http {
-    access_log $DIR/access.log;
+    # when the answer ended, how long it took, which replica(s) nginx tried and what each said
+    log_format upstreams '\$msec \$request_time \$status "\$request" \$upstream_addr \$upstream_status';
+    access_log $DIR/access.log upstreams;
     client_body_temp_path $DIR/tmp/body;
     proxy_temp_path $DIR/tmp/proxy;
     fastcgi_temp_path $DIR/tmp/fastcgi;

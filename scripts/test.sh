@@ -2,7 +2,8 @@
 # Installs everything the test suite needs, then runs it:
 #   1. a virtual environment (.venv) with the project and its test extras
 #   2. PostgreSQL (Debian's package, a throwaway cluster on 127.0.0.1:55432)
-#   3. the pinned reference MCP server from the npm registry (tests/.npm)
+#   3. the pinned reference MCP server from the npm registry (tests/.npm), and Debian's nginx
+#      (tests/deploy run it with deploy/nginx.conf on 127.0.0.1:8080, replicas on :8001/:8002)
 #   4. the fast suite on SQLite and PostgreSQL, then the real-model suite
 #      (llama-server + Qwen2.5-Coder-1.5B, built/fetched once into ~/.cache/mcp-chat)
 # Set MCP_CHAT_SKIP_LOCALMODEL=1 to skip step 4's real-model suite.
@@ -18,6 +19,7 @@ python -m pip install -q -e ".[test]"
 TEST_POSTGRES_URL="$(bash scripts/pg_start.sh)"
 export TEST_POSTGRES_URL
 bash scripts/install_everything.sh >/dev/null
+bash scripts/nginx_start.sh --install
 
 python -m pytest -q -p no:cacheprovider
 

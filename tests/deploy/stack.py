@@ -118,7 +118,8 @@ class Stack:
             raise RuntimeError("nginx is not installed: run `bash scripts/nginx_start.sh --install` (as root)")
         try:
             for port in REPLICA_PORTS:
-                self.stubs[port] = NaverStub(client_id=f"id-{port}", client_secret=f"secret-{port}").start()
+                stub = self.stubs[port] = NaverStub(client_id=f"id-{port}", client_secret=f"secret-{port}").start()
+                stub._httpd.handle_error = lambda *a: None  # a killed replica resets its sockets: not news
             for port in REPLICA_PORTS:
                 self.start_replica(port)
             log = self.dir / "nginx-start.log"

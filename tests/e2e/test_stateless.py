@@ -1,7 +1,9 @@
 """`mcp-search-server --stateless` behind a load balancer: two replicas on two
-ports, a round-robin HTTP proxy in front (what docs/scaling.md's nginx does),
-the client given the proxy's URL. One replica is killed mid-session; the
-session's next search turns still get real tool results."""
+ports, a round-robin HTTP proxy in front (the same rules as deploy/nginx.conf;
+this proxy also tells which replica a call is in flight on), the client given
+the proxy's URL. One replica is killed mid-session; the session's next search
+turns still get real tool results. The real nginx with the shipped config is
+tested in tests/deploy/."""
 
 from __future__ import annotations
 
