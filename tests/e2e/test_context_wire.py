@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from tests.conftest import roles, user_texts
 
@@ -151,10 +152,27 @@ def test_message_over_budget_is_refused_not_sent_not_stored(chat, llm):
 
 
 def test_budget_drops_oldest_turns_from_the_request(chat, llm):
+    """Exactly the newest turns that fit are sent: one more would not have fit."""
+    from client.context.budget import PER_MESSAGE, estimate_text_tokens
+
+    llm.report_usage = False  # no calibration: the client's estimate is the measure, ratio 1
+    budget = 2600
     long_lines = "".join(f"질문 {i} " + "나" * 300 + "\n" for i in range(1, 9))
-    chat("--new", "--context", "none", "--max-input-tokens", "2600", input=long_lines)
-    last = llm.chat_requests()[-1]
+    r = chat("--new", "--context", "none", "--max-input-tokens", str(budget), input=long_lines)
+    assert r.code == 0, r.err
+    reqs = llm.chat_requests()
+    last, before = reqs[-1], reqs[-2]
     kept = real_users(last)
-    assert kept[-1].startswith("질문 8")
-    assert len(kept) < 8  # oldest turns left out to fit the budget
-    assert roles(last)[0] == "system"
+    first = int(kept[0].split()[1])
+    assert first > 1 and kept == [f"질문 {i} " + "나" * 300 for i in range(first, 9)]  # the newest, in order
+    assert roles(last) == ["system"] + ["user", "assistant"] * (len(kept) - 1) + ["user"]
+    estimates = [int(m) for m in re.findall(r"요청 토큰 추정 (\d+)", r.out + r.err)]
+    assert len(estimates) == 8
+    assert estimates[-1] <= budget
+    # the turn left out last: its user line and answer, as the previous request carried them
+    i = [m["content"] for m in before["messages"]].index(f"질문 {first - 1} " + "나" * 300)
+    pair = before["messages"][i:i + 2]
+    assert [m["role"] for m in pair] == ["user", "assistant"]
+    one_more = sum(PER_MESSAGE + estimate_text_tokens(m["content"]) for m in pair)
+    assert estimates[-1] + one_more > budget  # it would not have fit
+    assert "턴을 이번 요청에서 뺐습니다" in r.out + r.err  # the user is told
