@@ -84,11 +84,12 @@ def test_unknown_slash_command_hints(chat, llm):
 def test_corrupted_sqlite_file_untouched(chat, llm, tmp_path):
     bad = tmp_path / "broken.db"
     bad.write_bytes(b"SQLite format 3\x00" + b"\x13" * 4000)
-    before = bad.read_bytes()
+    before, listing = bad.read_bytes(), {p.name for p in tmp_path.iterdir()}
     r = chat("--new", "--db", str(bad), input="안녕\n", db=False)
     assert r.code == 1, r.err
     assert "SQLite" in r.err and "Traceback" not in r.err
     assert bad.read_bytes() == before
+    assert {p.name for p in tmp_path.iterdir()} == listing  # no -lock, -wal, -shm or -journal beside it
 
 
 def _unprivileged(tmp_path: Path) -> tuple[list[str], Path]:
