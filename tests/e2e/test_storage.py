@@ -45,6 +45,7 @@ def test_old_checkpoints_pruned_latest_intact(chat, llm):
     assert count(chat.db, "checkpoints", "p") == 1
 
 
+@pytest.mark.timeout(300)  # two clients, 24 turns
 def test_two_processes_on_one_file_different_threads(chat, llm):
     sent = {tid: [f"{tid} 메시지 {i}" for i in range(12)] for tid in ("left", "right")}
     procs = []

@@ -36,9 +36,13 @@ class Live:
         """stdout and stderr so far (status lines and notices may be on either)."""
         return (bytes(self._buf["out"]) + bytes(self._buf["err"])).decode(errors="replace")
 
-    def wait_text(self, what: str, count: int = 1, timeout: float = 30) -> None:
-        wait_for(lambda: self.text().count(what) >= count or self.p.poll() is not None, timeout)
-        assert self.text().count(what) >= count, f"exited {self.p.returncode} before {what!r}:\n{self.text()}"
+    def wait_text(self, what: str, count: int = 1, timeout: float = 90) -> None:
+        """Until `what` was printed `count` times (start-up on a busy machine can be slow)."""
+        end = time.monotonic() + timeout
+        while self.text().count(what) < count:
+            assert self.p.poll() is None, f"exited {self.p.returncode} before {what!r}:\n{self.text()}"
+            assert time.monotonic() < end, f"timed out waiting for {what!r}:\n{self.text()}"
+            time.sleep(0.05)
 
     def interrupt_at_prompt(self, timeout: float = 30) -> None:
         """Ctrl-C once the program is idle, then wait for it to end.
