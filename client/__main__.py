@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 
 from dotenv import load_dotenv
@@ -146,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     debug = "--debug" in argv
     try:
         args = build_parser().parse_args(argv)
-        i18n.set_lang(getattr(args, "lang", None) or "ko")
+        i18n.set_lang(getattr(args, "lang", None) or os.environ.get("MCP_CHAT_LANG") or "ko")
         if args.cmd == "chat":
             code = asyncio.run(run_chat(resolve(args)))
         elif args.cmd == "threads":

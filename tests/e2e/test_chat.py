@@ -145,11 +145,12 @@ def test_key_never_stored_or_printed(chat, llm):
 def test_not_a_database_is_left_untouched(chat, llm, tmp_path):
     bad = tmp_path / "notes.txt"
     bad.write_bytes(b"this is not sqlite\n" * 10)
-    before = bad.read_bytes()
+    before, listing = bad.read_bytes(), {p.name for p in tmp_path.iterdir()}
     r = chat("--new", "--db", str(bad), input="안녕\n", db=False)
     assert r.code == 1
     assert "SQLite" in r.err and "Traceback" not in r.err
     assert bad.read_bytes() == before
+    assert {p.name for p in tmp_path.iterdir()} == listing  # no -lock, -wal, -shm or -journal beside it
     assert llm.requests == []
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from tests.conftest import roles, user_texts
 
@@ -151,10 +152,72 @@ def test_message_over_budget_is_refused_not_sent_not_stored(chat, llm):
 
 
 def test_budget_drops_oldest_turns_from_the_request(chat, llm):
+    """Exactly the newest turns that fit are sent: one more would not have fit."""
+    from client.context.budget import PER_MESSAGE, estimate_text_tokens
+
+    llm.report_usage = False  # no calibration: the client's estimate is the measure, ratio 1
+    budget = 2600
     long_lines = "".join(f"질문 {i} " + "나" * 300 + "\n" for i in range(1, 9))
-    chat("--new", "--context", "none", "--max-input-tokens", "2600", input=long_lines)
-    last = llm.chat_requests()[-1]
+    r = chat("--new", "--context", "none", "--max-input-tokens", str(budget), input=long_lines)
+    assert r.code == 0, r.err
+    reqs = llm.chat_requests()
+    last, before = reqs[-1], reqs[-2]
     kept = real_users(last)
-    assert kept[-1].startswith("질문 8")
-    assert len(kept) < 8  # oldest turns left out to fit the budget
-    assert roles(last)[0] == "system"
+    first = int(kept[0].split()[1])
+    assert first > 1 and kept == [f"질문 {i} " + "나" * 300 for i in range(first, 9)]  # the newest, in order
+    assert roles(last) == ["system"] + ["user", "assistant"] * (len(kept) - 1) + ["user"]
+    estimates = [int(m) for m in re.findall(r"요청 토큰 추정 (\d+)", r.out + r.err)]
+    assert len(estimates) == 8
+    assert estimates[-1] <= budget
+    # the turn left out last: its user line and answer, as the previous request carried them
+    i = [m["content"] for m in before["messages"]].index(f"질문 {first - 1} " + "나" * 300)
+    pair = before["messages"][i:i + 2]
+    assert [m["role"] for m in pair] == ["user", "assistant"]
+    one_more = sum(PER_MESSAGE + estimate_text_tokens(m["content"]) for m in pair)
+    assert estimates[-1] + one_more > budget  # it would not have fit
+    assert "턴을 이번 요청에서 뺐습니다" in r.out + r.err  # the user is told
+
+
+def test_summary_rolled_over_chunks_twice_keeps_turn_one_facts(chat, llm):
+    """Turns too long for one summarizer request are summarized chunk by chunk, each chunk
+    carrying the summary so far; after two such rolls the pair still holds turn 1's fact.
+
+    Sizes: a turn is about 2,000 estimated tokens and a chunk at most budget/2 = 3,700, so
+    the two turns summarized at each roll take two requests."""
+    llm.report_usage = False  # the client's own estimate decides, uncalibrated
+    facts = ["고래는 포유류", "수도는 서울", "물은 백도", "달은 위성", "불은 뜨겁", "끝 질문"]
+    lines_ = "".join(f"질문 {i} {fact} " + "나" * 1300 + "\n" for i, fact in enumerate(facts, 1))
+    r = chat("--thread", "roll", "--context", "summarize", "--summary-after", "2", "--max-turns", "1",
+             "--max-input-tokens", "7400", "--no-memory", input=lines_)
+    assert r.code == 0, r.err
+    assert "이번 요청에서 뺐습니다" not in r.out + r.err  # the budget itself dropped nothing
+
+    def parts(q: dict) -> tuple[str, str]:
+        body = q["messages"][-1]["content"]
+        prev, _, talk = body.partition("[대화]")
+        return prev, talk
+
+    sums = llm.summary_requests()
+    assert len(sums) == 4  # two rolls, two chunks each
+    for q in sums:
+        assert "tools" not in q
+    expected_talk = [1, 2, 3, 4]  # one turn per chunk, oldest first
+    for q, i in zip(sums, expected_talk):
+        prev, talk = parts(q)
+        assert f"질문 {i} " in talk and all(f"질문 {j} " not in talk for j in range(1, 7) if j != i), talk[:200]
+    assert "[이전 요약]" not in parts(sums[0])[0]
+    chat_reqs = llm.chat_requests()
+    assert len(chat_reqs) == 6
+    pair1 = chat_reqs[3]["messages"][2]["content"]  # after the first roll
+    assert chat_reqs[3]["messages"][1]["content"] == SUMMARY_REQ
+    assert facts[0] in pair1 and facts[1] in pair1
+    for k in (1, 2, 3):  # each chunk read the summary the previous chunk produced
+        assert "[이전 요약]" in parts(sums[k])[0]
+    assert pair1 in parts(sums[2])[0]  # the second roll starts from the first roll's summary
+    last = chat_reqs[5]
+    assert roles(last) == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert last["messages"][1]["content"] == SUMMARY_REQ
+    final_pair = last["messages"][2]["content"]
+    for fact in facts[:4]:
+        assert fact in final_pair, (fact, final_pair)  # turn 1's fact survived two rolls
+    assert [u.split()[1] for u in real_users(last)] == ["5", "6"]

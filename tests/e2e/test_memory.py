@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.backends import count_rows
 from tests.conftest import thread_id_of
 
@@ -78,3 +80,23 @@ def test_second_update_only_reads_new_turns(chat, llm):
     body = extract[0]["messages"][-1]["content"]
     assert "라면" in body and "김치" not in body
     assert thread_id_of(chat("--new", "--user", "u6", input="").out)
+
+
+@pytest.mark.timeout(300)  # five client runs
+def test_memory_commands_and_delete_touch_only_their_own_user(chat, llm):
+    chat("--thread", "k1", "--user", "kim", input="나는 고양이를 좋아해\n")  # kim's memory first (lowest ids)
+    chat("--thread", "l1", "--user", "lee", input="나는 강아지를 좋아해\n")
+    r = chat("--thread", "l2", "--user", "lee", input="/memory\n/forget 1\n/memory\n나는 축구를 좋아해\n")
+    assert r.code == 0, r.err
+    listed = r.out.split("삭제했습니다")[0]
+    assert "강아지를 좋아해" in listed and "고양이" not in listed  # lee's list is lee's alone
+    assert "저장된 장기 기억이 없습니다" in r.out  # /forget 1 took lee's item, not kim's
+    assert count_rows(chat.db, "memory", "l2") == 1
+    assert chat.sub("delete", "l2").code == 0  # lee's thread and what it contributed
+    assert count_rows(chat.db, "memory", "l2") == 0
+    assert count_rows(chat.db, "memory", "k1") == 1  # kim's memory untouched by all of lee's commands
+    llm.clear()
+    r = chat("--new", "--user", "kim", input="/memory\n뭐 할까?\n")
+    assert "고양이를 좋아해" in r.out and "강아지" not in r.out and "축구" not in r.out
+    system = system_of(llm.chat_requests()[0])
+    assert "고양이" in system and "강아지" not in system and "축구" not in system

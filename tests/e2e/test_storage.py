@@ -45,22 +45,33 @@ def test_old_checkpoints_pruned_latest_intact(chat, llm):
     assert count(chat.db, "checkpoints", "p") == 1
 
 
+@pytest.mark.timeout(300)  # two clients, 24 turns
 def test_two_processes_on_one_file_different_threads(chat, llm):
-    lines = "".join(f"메시지 {i}\n" for i in range(12)).encode()
+    sent = {tid: [f"{tid} 메시지 {i}" for i in range(12)] for tid in ("left", "right")}
     procs = []
     for tid in ("left", "right"):
         argv = [sys.executable, "-m", "client", "--thread", tid, "--db", chat.db, "--context", "none"]
         procs.append(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, cwd=chat.tmp, env=chat.env))
-    outs = [p.communicate(lines, timeout=120) for p in procs]
+    outs = [p.communicate("".join(f"{ln}\n" for ln in sent[tid]).encode(), timeout=120)
+            for p, tid in zip(procs, sent)]
     for p, (out, err) in zip(procs, outs):
         assert p.returncode == 0, err.decode()
         assert b"locked" not in err + out
+    doc = chat.sub("threads").out
     for tid in ("left", "right"):
-        doc = chat.sub("threads").out
         assert f"{tid}\t12\t" in doc
-    texts = [user_texts(q) for q in llm.chat_requests()]
-    assert max(len(t) for t in texts) == 12  # each thread saw only its own 12 messages
+    seen = {"left": [], "right": []}
+    for q in llm.chat_requests():
+        texts = user_texts(q)
+        tid = texts[-1].split()[0]
+        assert texts == sent[tid][: len(texts)], texts  # only its own lines, in order: nothing leaked
+        seen[tid].append(len(texts))
+    assert seen == {"left": list(range(1, 13)), "right": list(range(1, 13))}
+    for tid, other in (("left", "right"), ("right", "left")):
+        export = chat.sub("export", tid).out
+        assert all(line in export for line in sent[tid])
+        assert other not in export
 
 
 def test_repairs_dangling_tool_call_from_an_older_client(chat, llm):

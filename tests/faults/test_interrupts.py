@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import signal
-import time
 
 from tests.conftest import roles, user_texts
 from tests.faults.conftest import wait_for
+
+# The stub streams its answer in 8-character pieces spread over 20 s: with this much
+# text the first piece shows within about a second and the rest takes the 20 s.
+SLOW = "[slow:20] " + "가" * 200 + " "
 
 
 def test_ctrl_c_while_streaming_cancels_that_turn_only(chat, llm, live):
     lv = live("--thread", "intr", "--context", "none")
     lv.send("첫 질문")
-    lv.send("[slow:20] 느린 답")
-    wait_for(lambda: len(llm.chat_requests()) >= 2)
-    time.sleep(0.5)
+    lv.send(SLOW + "느린 답")
+    lv.wait_text("[slow:20]")  # the answer is streaming
     lv.p.send_signal(signal.SIGINT)
-    time.sleep(0.5)
+    lv.wait_text("중단했습니다")
     lv.send("셋째 질문")
     code, out, err = lv.finish()
     assert code == 0, err
@@ -33,6 +35,7 @@ def test_ctrl_c_while_a_tool_runs(chat, llm, naver, live):
     lv.send("날씨 검색해줘")
     wait_for(lambda: len(naver.requests) >= 1)
     lv.p.send_signal(signal.SIGINT)
+    lv.wait_text("중단했습니다")
     naver.reset()
     lv.send("다음 질문")
     code, out, err = lv.finish()
@@ -46,10 +49,8 @@ def test_ctrl_c_while_a_tool_runs(chat, llm, naver, live):
 def test_ctrl_c_at_the_prompt_exits_cleanly(chat, llm, live):
     lv = live("--new")
     lv.send("안녕")
-    wait_for(lambda: len(llm.chat_requests()) >= 1)
-    time.sleep(1.0)  # back at the prompt
-    lv.p.send_signal(signal.SIGINT)
-    lv.p.wait(timeout=15)  # exits on the signal alone; stdin is still open
+    lv.wait_text("[상태]")  # the turn is over
+    lv.interrupt_at_prompt()  # exits on the signal alone; stdin is still open
     code, out, err = lv.finish(timeout=20)
     assert code == 0, err
     assert "Traceback" not in err
@@ -59,9 +60,8 @@ def test_ctrl_c_at_the_prompt_exits_cleanly(chat, llm, live):
 def test_sigkill_mid_answer_resumes_from_last_completed_turn(chat, llm, live):
     lv = live("--thread", "crash", "--context", "none")
     lv.send("첫 질문")
-    lv.send("[slow:20] 둘째 질문")
-    wait_for(lambda: len(llm.chat_requests()) >= 2)
-    time.sleep(0.5)
+    lv.send(SLOW + "둘째 질문")
+    lv.wait_text("[slow:20]")  # mid-answer
     lv.p.send_signal(signal.SIGKILL)
     lv.p.wait(timeout=10)
     llm.clear()

@@ -8,12 +8,16 @@ from tests.conftest import TEST_KEY, user_texts
 
 
 def test_429_with_retry_after_is_retried_visibly(chat, llm):
-    llm.push({"status": 429, "body": {"error": {"message": "rate limited"}}, "headers": {"Retry-After": "1"}})
+    # 3 s: longer than the client's own first back-off (0.5-1 s), so only honouring it explains the gap
+    llm.push({"status": 429, "body": {"error": {"message": "rate limited"}}, "headers": {"Retry-After": "3"}})
     r = chat("--new", input="안녕\n")
     assert r.code == 0, r.err
     assert "다시 시도합니다" in r.out + r.err
     assert len(llm.chat_requests()) == 2
     assert "답변 2: 안녕" in r.out
+    assert "3.0초 후 다시 시도합니다" in r.out + r.err
+    gap = llm.arrivals[1] - llm.arrivals[0]
+    assert gap >= 3.0, gap  # the retry waited as long as the server asked
 
 
 def test_5xx_three_times_gives_one_line_and_the_session_goes_on(chat, llm):

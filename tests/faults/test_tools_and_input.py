@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import pwd
+import shutil
 import socket
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 from tests.conftest import user_texts
@@ -35,8 +41,9 @@ def test_tool_error_reaches_the_model_as_an_error_result(chat, llm, naver):
     assert r.code == 0, r.err
     assert "[도구 오류]" in r.out
     tool_msg = llm.chat_requests()[1]["messages"][-1]
-    assert tool_msg["role"] == "tool" and "429" not in tool_msg["content"] or "한도" in tool_msg["content"]
-    assert tool_msg["content"].strip()
+    assert tool_msg["role"] == "tool"
+    assert "한도" in tool_msg["content"] and "HTTP 429" in tool_msg["content"]  # the server's own sentence
+    assert "Traceback" not in tool_msg["content"]
 
 
 def test_non_utf8_input_is_replaced_not_fatal(chat, llm):
@@ -77,23 +84,47 @@ def test_unknown_slash_command_hints(chat, llm):
 def test_corrupted_sqlite_file_untouched(chat, llm, tmp_path):
     bad = tmp_path / "broken.db"
     bad.write_bytes(b"SQLite format 3\x00" + b"\x13" * 4000)
-    before = bad.read_bytes()
+    before, listing = bad.read_bytes(), {p.name for p in tmp_path.iterdir()}
     r = chat("--new", "--db", str(bad), input="안녕\n", db=False)
     assert r.code == 1, r.err
     assert "SQLite" in r.err and "Traceback" not in r.err
     assert bad.read_bytes() == before
+    assert {p.name for p in tmp_path.iterdir()} == listing  # no -lock, -wal, -shm or -journal beside it
+
+
+def _unprivileged(tmp_path: Path) -> tuple[list[str], Path]:
+    """argv prefix and a working directory for running the client without write rights.
+
+    Root ignores directory permissions, so as root the client runs as `nobody`
+    (setpriv) in a directory of its own; the venv and the repository are world-readable."""
+    if os.geteuid() != 0:
+        return [], tmp_path
+    setpriv = shutil.which("setpriv")
+    assert setpriv, "setpriv (util-linux) is needed to run the client as an unprivileged user"
+    nobody = pwd.getpwnam("nobody")
+    home = Path(tempfile.mkdtemp(prefix="mcp-chat-nobody-"))
+    os.chown(home, nobody.pw_uid, nobody.pw_gid)
+    return [setpriv, f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups"], home
 
 
 def test_read_only_location(chat, llm, tmp_path):
-    ro = tmp_path / "ro"
+    prefix, home = _unprivileged(tmp_path)
+    ro = home / "ro"
     ro.mkdir()
+    if prefix:
+        os.chown(ro, pwd.getpwnam("nobody").pw_uid, -1)
     ro.chmod(0o500)
     try:
-        r = chat("--new", "--db", str(ro / "x.db"), input="안녕\n", db=False,
-                 env={"MCP_CHAT_TEST_NONROOT": "1"})
-        if r.code == 0:  # root ignores directory permissions
-            assert Path(ro / "x.db").exists()
-        else:
-            assert r.code == 1 and "쓰기 권한" in r.err
+        argv = [*prefix, sys.executable, "-m", "client", "--new", "--db", str(ro / "x.db")]
+        p = subprocess.run(argv, input="안녕\n".encode(), capture_output=True, cwd=home,
+                           env={**chat.env, "HOME": str(home)}, timeout=90)
+        err = p.stderr.decode(errors="replace")
+        assert p.returncode == 1, err
+        assert "쓰기 권한" in err and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1, err
+        assert list(ro.iterdir()) == []  # nothing created: no database, no sidecar files
+        assert llm.chat_requests() == []
     finally:
         ro.chmod(0o700)
+        if prefix:
+            shutil.rmtree(home, ignore_errors=True)

@@ -1,4 +1,7 @@
-"""Stands in for llama-server in the fast lifecycle tests: takes its options, answers /health."""
+"""Stands in for llama-server in the fast lifecycle tests: takes its options, answers /health.
+
+Like llama-server while it loads a model, /health answers 503 to its first LOADING polls;
+GET /polls tells how many /health requests came in."""
 
 from __future__ import annotations
 
@@ -6,10 +9,21 @@ import argparse
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 
+LOADING = 3
+_polls = 0
+
+
 class _Health(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
-        body = b'{"status":"ok"}'
-        self.send_response(200 if self.path == "/health" else 404)
+        global _polls
+        status, body = 404, b"{}"
+        if self.path == "/health":
+            _polls += 1
+            status = 200 if _polls > LOADING else 503
+            body = b'{"status":"ok"}' if status == 200 else b'{"error":{"code":503,"message":"Loading model"}}'
+        elif self.path == "/polls":
+            status, body = 200, str(_polls).encode()
+        self.send_response(status)
         self.send_header("content-length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -57,7 +58,10 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_start_ready_stop(tmp_path: Path, watchdog: bool) -> None:
     s = LocalServer(fake_binary(tmp_path), tmp_path / "m.gguf", tmp_path / "t.jinja", alias="x", watchdog=watchdog)
     s.start()
-    assert asyncio.run(s.wait_ready(10)) < 10
+    seconds = asyncio.run(s.wait_ready(10))
+    assert seconds == s.ready_seconds and seconds > 0
+    polls = int(urllib.request.urlopen(f"http://127.0.0.1:{s.port}/polls", timeout=5).read())
+    assert polls == 4  # it polled through the three "Loading model" answers and stopped at the first 200
     pid = s.pid
     assert pid and os.getpgid(pid) == pid  # own process group
     assert "--parallel" in s.command() and "4096" in s.command() and "--offline" in s.command()

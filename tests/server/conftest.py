@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from tests.server.helpers import (
     CLIENT_ID,
     CLIENT_SECRET,
+    SHORT_NAVER_TIMEOUT,
     RunningServer,
     http_session,
     server_env,
@@ -39,18 +41,16 @@ def work_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("server-cwd")
 
 
-@pytest.fixture(scope="session", params=["stdio", "http", "http-stateless"])
-def server(request: pytest.FixtureRequest, naver_stub: NaverStub, work_dir: Path) -> Iterator[RunningServer]:
-    """One real server process per transport, with one MCP session shared by the tests."""
-    transport: str = request.param
-    log_path = work_dir / f"server-{transport}.log"
+@contextlib.contextmanager
+def _running(transport: str, env: dict[str, str], work_dir: Path, name: str) -> Iterator[RunningServer]:
+    log_path = work_dir / f"{name}-{transport}.log"
     with open(log_path, "w", encoding="utf-8") as log:
-        env = server_env(naver_stub)
         if transport == "stdio":
             session = stdio_session(env, work_dir, log)
-            running = RunningServer(transport, session, log_path)
-            yield running
-            session.close()
+            try:
+                yield RunningServer(transport, session, log_path)
+            finally:
+                session.close()
             return
         extra = ("--stateless",) if transport == "http-stateless" else ()
         proc, port = start_http_server(env, work_dir, log, *extra)
@@ -62,3 +62,18 @@ def server(request: pytest.FixtureRequest, naver_stub: NaverStub, work_dir: Path
                 session.close()
         finally:
             stop_process(proc)
+
+
+@pytest.fixture(scope="session", params=["stdio", "http", "http-stateless"])
+def server(request: pytest.FixtureRequest, naver_stub: NaverStub, work_dir: Path) -> Iterator[RunningServer]:
+    """One real server process per transport, with one MCP session shared by the tests."""
+    with _running(request.param, server_env(naver_stub), work_dir, "server") as running:
+        yield running
+
+
+@pytest.fixture(scope="module", params=["stdio", "http", "http-stateless"])
+def short_timeout_server(request: pytest.FixtureRequest, naver_stub: NaverStub, work_dir: Path) -> Iterator[RunningServer]:
+    """A server whose Naver timeout is short, for the timeout test alone."""
+    env = server_env(naver_stub, NAVER_TIMEOUT=str(SHORT_NAVER_TIMEOUT))
+    with _running(request.param, env, work_dir, "short-timeout") as running:
+        yield running

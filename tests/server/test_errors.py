@@ -72,7 +72,6 @@ NAVER_FAULTS: list[tuple[str, dict[str, Any], list[str]]] = [
     ("naver_error", {"code": "SE06"}, ["SE06", "인코딩", "encoding"]),
     ("naver_error", {"code": "SE99"}, ["SE99", "system error"]),
     ("naver_error", {"code": "XX42", "status": 400}, ["HTTP 400", "XX42"]),
-    ("slow", {"delay": 3.0}, ["0.5초", "timed out"]),
     ("not_json", {}, ["JSON", "non-JSON"]),
     ("unexpected", {}, ["형식", "unexpected response format"]),
 ]
@@ -88,6 +87,15 @@ def test_naver_faults_become_clear_tool_errors(
         assert word in text, (word, text)
     assert len(naver_stub.requests) == 1
     assert_still_works(server, naver_stub)
+
+
+def test_naver_timeout_becomes_a_clear_tool_error(short_timeout_server: RunningServer, naver_stub: NaverStub) -> None:
+    naver_stub.set_mode("slow", delay=3.0)
+    text = error_text(short_timeout_server.mcp.call("web_search", {"query": "느린 응답"}))
+    for word in ("0.5초", "timed out"):
+        assert word in text, (word, text)
+    assert len(naver_stub.requests) == 1
+    assert_still_works(short_timeout_server, naver_stub)
 
 
 def test_naver_error_message_echoing_the_secret_is_not_passed_on(

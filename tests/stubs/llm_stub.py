@@ -63,6 +63,8 @@ class LLMStub:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, answer_chars: int = 0) -> None:
         self.answer_chars = answer_chars  # pad plain answers to this length (benchmarks)
         self.require_key: str | None = None  # when set, other bearer keys get 401
+        self.report_usage = True  # False: no `usage` in answers (the client cannot calibrate)
+        self.arrivals: list[float] = []  # time.monotonic() when each request arrived
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.queue: deque[dict] = deque()
@@ -100,6 +102,7 @@ class LLMStub:
                     self._json(400, {"error": {"message": "bad json"}})
                     return
                 with stub.lock:
+                    stub.arrivals.append(time.monotonic())
                     stub.requests.append(body)
                     stub.headers.append({k.lower(): v for k, v in self.headers.items()})
                     n = len(stub.requests)
@@ -146,6 +149,7 @@ class LLMStub:
     def clear(self) -> None:
         with self.lock:
             self.requests.clear()
+            self.arrivals.clear()
             self.headers.clear()
             self.queue.clear()
 
@@ -237,11 +241,13 @@ class LLMStub:
             msg: dict[str, Any] = {"role": "assistant", "content": text}
             if calls:
                 msg["tool_calls"] = calls
-            h._json(200, {  # type: ignore[attr-defined]
+            doc = {
                 "id": cid, "object": "chat.completion", "created": int(time.time()), "model": model,
                 "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if calls else "stop"}],
-                "usage": usage,
-            })
+            }
+            if self.report_usage:
+                doc["usage"] = usage
+            h._json(200, doc)  # type: ignore[attr-defined]
             return
         h.send_response(200)
         h.send_header("Content-Type", "text/event-stream")
@@ -270,7 +276,7 @@ class LLMStub:
             for i, c in enumerate(calls):
                 send({"tool_calls": [{"index": i, **c}]})
             send({}, "tool_calls" if calls else "stop")
-            if (body.get("stream_options") or {}).get("include_usage"):
+            if self.report_usage and (body.get("stream_options") or {}).get("include_usage"):
                 h.wfile.write(("data: " + json.dumps({"id": cid, "object": "chat.completion.chunk",
                               "created": int(time.time()), "model": model, "choices": [],
                               "usage": usage}) + "\n\n").encode())

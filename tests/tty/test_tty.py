@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import time
 
 from tests.conftest import roles, user_texts
 from tests.faults.conftest import wait_for
@@ -191,8 +190,9 @@ def test_paste_keeps_lines_in_one_message_and_history_is_per_user(tty, llm, nave
     other = tty("--thread", "other", "--no-memory", "--user", "lee")
     other.wait_prompt(1, 60)
     other.keys("Up")
-    time.sleep(0.5)
-    assert other.screen().rstrip().splitlines()[-1] == "❯"  # lee has no history of kim's
+    other.type("§")  # a sentinel typed after Up: once it shows, Up has been handled
+    last = other.wait_for(lambda s: s.rstrip().endswith("§")).rstrip().splitlines()[-1]
+    assert last == "❯ §"  # lee has no history of kim's (a recalled line would precede the §)
 
 
 def test_delete_asks_first_unknown_command_hints_and_help_is_korean(tty, llm, naver):
