@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import hashlib
 import json
+import os
 import re
 import sys
 import time
@@ -139,6 +140,7 @@ async def judge(argv: list[str], limit: int | None) -> None:
     from client.memory.extract import SCORE_PROMPT
     from client.providers import provider_runtime
 
+    os.environ.setdefault("MCP_CHAT_TEMPERATURE", "0")  # a judge, not a chat: as repeatable as the server allows
     p = argparse.ArgumentParser()
     add_chat_options(p)
     settings = resolve(p.parse_args(argv))
