@@ -17,6 +17,7 @@ import asyncio
 import hashlib
 import json
 import os
+import random
 import re
 import sys
 import time
@@ -150,6 +151,7 @@ async def judge(argv: list[str], limit: int | None) -> None:
     cache = json.loads(JUDGE.read_text(encoding="utf-8")) if JUDGE.exists() else {}
     scores: dict[str, float | None] = cache.get("scores", {}) if cache.get("model") == settings.model else {}
     todo = [t for t in dict.fromkeys(held + played) if t not in scores]
+    random.Random(SEED).shuffle(todo)  # mixed batches, as a session's bullets are
     started = time.monotonic()
     async with provider_runtime(settings) as s:
         model = build_model(s, with_tools=False)
