@@ -1,14 +1,22 @@
-"""Generate tests/data/memory_sessions.json: synthetic multi-session chats.
+"""Generate tests/data/memory_sessions.json: synthetic multi-session chats,
+and tests/data/memory_bullets.json: labelled bullets for the usefulness scorer.
 
 Several users; each session mixes personal facts (later asked about) with
 chit-chat. Deterministic (seeded).  python bench/make_memory_dataset.py
+The bullets (bench/memory_bullets.py) leave out every line of the sessions, so
+the memory bench never plays a line the scorer was trained on.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from memory_bullets import make_bullets  # noqa: E402
 
 FACTS = [
     ("나는 채식주의자야, 고기는 안 먹어", "채식"), ("내 고양이 이름은 나비야", "나비"),
@@ -40,9 +48,15 @@ def main() -> None:
         # ...and asked about in the last one
         users.append({"user": f"user{u}", "sessions": sessions,
                       "asked": [{"fact": f, "keyword": k} for f, k in facts]})
-    out = Path(__file__).resolve().parent.parent / "tests" / "data" / "memory_sessions.json"
+    data = Path(__file__).resolve().parent.parent / "tests" / "data"
+    out = data / "memory_sessions.json"
     out.write_text(json.dumps(users, ensure_ascii=False, indent=1), encoding="utf-8")
     print(out)
+    played = {line for u in users for lines in u["sessions"] for line in lines}
+    bullets = make_bullets(exclude=played)
+    out = data / "memory_bullets.json"
+    out.write_text("[\n" + ",\n".join(json.dumps(b, ensure_ascii=False) for b in bullets) + "\n]\n", encoding="utf-8")
+    print(out, len(bullets))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,11 @@ statements 0.9, everything else 0.2, so this measures the pipeline's
 mechanics (threshold, top-k, max pooling, dedupe, packing), not a model's
 judgement. "recall" = facts later asked about that are still in the memory
 section a new thread would get.
+
+Scorers side by side: keep-all (no pruning), the LLM judge (one scoring request
+per session; here the stub's rule), the trained local scorer (client/memory/scorer.py,
+no request), and, when tests/data/memory_judge_labels.json holds them, the real
+local model's judge scores for the same lines (cached by scripts/train_scorer.py --judge).
 """
 
 from __future__ import annotations
@@ -35,17 +40,37 @@ from client.store import open_store  # noqa: E402
 from tests.stubs.llm_stub import LLMStub  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "memory_sessions.json"
-CONFIGS = [("keep everything", 0.0, 1000), ("threshold 0.5, top-5 (paper)", 0.5, 5), ("threshold 0.5, top-2", 0.5, 2)]
+JUDGE = ROOT / "tests" / "data" / "memory_judge_labels.json"
+# (name, scorer, threshold, top-k); scorer "cached" = the real judge's cached scores
+CONFIGS = [("keep everything", "local", 0.0, 1000),
+           ("LLM judge (stub rule), 0.5 / top-5", "llm", 0.5, 5),
+           ("local scorer, 0.5 / top-5 (paper)", "local", 0.5, 5),
+           ("LLM judge (stub rule), 0.5 / top-2", "llm", 0.5, 2),
+           ("local scorer, 0.5 / top-2", "local", 0.5, 2)]
 
 
-async def run(llm: LLMStub, name: str, threshold: float, top_k: int, tmp: str) -> dict:
+class CachedJudge(MemoryManager):
+    """Scores from the real model's judge run, looked up by bullet text (missing: unscored)."""
+
+    scores: dict[str, float | None] = {}
+
+    async def _score(self, bullets: list) -> list[float]:
+        got = [self.scores.get(b.text) for b in bullets]
+        if any(s is None for s in got):
+            raise ValueError("not judged")
+        return got  # type: ignore[return-value]
+
+
+async def run(llm: LLMStub, name: str, scorer: str, threshold: float, top_k: int, tmp: str) -> dict:
     users = json.loads(DATA.read_text(encoding="utf-8"))
     store = await open_store(f"{tmp}/{uuid.uuid4().hex}.db")
     model = build_model(Settings(api_key="bench", base_url=llm.base_url), with_tools=False)
     kept_per_session, tokens, recalled, asked = [], [], 0, 0
     try:
         for u in users:
-            mem = MemoryManager(store, model, u["user"], threshold=threshold, top_k=top_k, budget_tokens=100_000)
+            cls = CachedJudge if scorer == "cached" else MemoryManager
+            mem = cls(store, model, u["user"], threshold=threshold, top_k=top_k, budget_tokens=100_000,
+                      scorer="llm" if scorer == "cached" else scorer)
             for lines in u["sessions"]:
                 tid = uuid.uuid4().hex
                 await store.create_thread(tid, u["user"])
@@ -69,14 +94,24 @@ async def run(llm: LLMStub, name: str, threshold: float, top_k: int, tmp: str) -
 
 async def main() -> None:
     rows = []
+    configs = list(CONFIGS)
+    if JUDGE.exists():
+        cache = json.loads(JUDGE.read_text(encoding="utf-8"))
+        CachedJudge.scores = cache["scores"]
+        configs.insert(3, (f"LLM judge ({cache['model']}, cached), 0.5 / top-5", "cached", 0.5, 5))
     with LLMStub() as llm, tempfile.TemporaryDirectory() as tmp:
-        for name, th, k in CONFIGS:
-            rows.append(await run(llm, name, th, k, tmp))
+        for name, scorer, th, k in configs:
+            before = len(llm.requests)
+            row = await run(llm, name, scorer, th, k, tmp)
+            row["scoring_requests"] = sum("유용성" in str(r["messages"][0].get("content")) for r in llm.requests[before:])
+            rows.append(row)
     base = rows[0]["tokens"]
-    print("| memory policy | new bullets kept / session | memory tokens / user | vs keep-all | facts asked later still in memory |")
-    print("|---|---:|---:|---:|---:|")
+    print("| memory policy | new bullets kept / session | memory tokens / user | vs keep-all | facts asked later still in memory "
+          "| scoring requests |")
+    print("|---|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['name']} | {r['per_session']:.2f} | {r['tokens']:.0f} | {r['tokens'] / base:.2f}x | {r['recall']:.0%} |")
+        print(f"| {r['name']} | {r['per_session']:.2f} | {r['tokens']:.0f} | {r['tokens'] / base:.2f}x | {r['recall']:.0%} "
+              f"| {r['scoring_requests']} |")
     print("\npaper (seed 004, threshold 0.5 / top-k 5): 6.95 -> 2.69 items per session, ~60% fewer input tokens")
 
 

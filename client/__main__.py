@@ -87,7 +87,8 @@ async def _chat(settings: Settings, specs: list) -> int:
             from .memory.manager import MemoryManager
 
             memory = MemoryManager(store, summarizer, settings.user, threshold=settings.memory_threshold,
-                                   top_k=settings.memory_top_k, budget_tokens=settings.memory_budget)
+                                   top_k=settings.memory_top_k, budget_tokens=settings.memory_budget,
+                                   scorer=settings.memory_scorer)
         session = ChatSession(settings, store, agent, mw, summarizer, memory)
         try:
             return await Repl(settings, session, hub, renderer).run()

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from .context.policy import STRATEGIES, ContextSettings
+from .memory.scorer import SCORERS as MEMORY_SCORERS
 
 DEFAULT_BASE_URL = "https://clovastudio.stream.ntruss.com/v1/openai"
 DEFAULT_MODEL = "HCX-005"
@@ -58,6 +59,7 @@ class Settings:
     memory: bool = True
     memory_threshold: float = 0.5
     memory_top_k: int = 5
+    memory_scorer: str = "local"  # local: shipped light scorer (no request) | llm: one scoring request
     memory_budget: int = 600  # tokens of the [장기 기억] section
     debug: bool = False
     lang: str = "ko"
@@ -114,6 +116,8 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-memory", action="store_true", help="장기 기억을 쓰지 않음")
     p.add_argument("--memory-threshold", type=float, help="장기 기억으로 남길 최소 유용성 점수 (기본 0.5)")
     p.add_argument("--memory-top-k", type=int, help="세션당 남길 장기 기억 최대 개수 (기본 5)")
+    p.add_argument("--memory-scorer", choices=MEMORY_SCORERS,
+                   help="장기 기억 유용성 채점: local (내장 경량 모델, 요청 없음, 기본) 또는 llm (env MCP_CHAT_MEMORY_SCORER)")
     p.add_argument("--model", help=f"모델 이름 (기본 {DEFAULT_MODEL})")
     from .providers import add_provider_options  # --provider, --base-url
 
@@ -175,6 +179,10 @@ def resolve(args: argparse.Namespace) -> Settings:
         if args.memory_top_k < 0:
             raise ConfigError("bad_option", detail="--memory-top-k >= 0")
         s.memory_top_k = args.memory_top_k
+    scorer = args.memory_scorer or os.environ.get("MCP_CHAT_MEMORY_SCORER", "").strip() or "local"
+    if scorer not in MEMORY_SCORERS:
+        raise ConfigError("bad_option", detail=f"MCP_CHAT_MEMORY_SCORER={scorer!r}")
+    s.memory_scorer = scorer
     s.require_tools = bool(args.require_tools)
     timeout = args.timeout if args.timeout is not None else os.environ.get("CLOVA_STUDIO_TIMEOUT")
     if timeout is not None:

@@ -8,6 +8,7 @@ from typing import Any
 from ..store import Store
 from .extract import extract_bullets, score_bullets
 from .policy import Bullet, merge, pack, select
+from .scorer import SCORERS, score_texts
 
 
 @dataclass
@@ -21,13 +22,16 @@ class MemoryUpdate:
 
 class MemoryManager:
     def __init__(self, store: Store, model: Any, user: str, *, threshold: float = 0.5,
-                 top_k: int = 5, budget_tokens: int = 600) -> None:
+                 top_k: int = 5, budget_tokens: int = 600, scorer: str = "local") -> None:
+        if scorer not in SCORERS:
+            raise ValueError(f"scorer must be one of {SCORERS}")
         self.store = store
         self.model = model
         self.user = user
         self.threshold = threshold
         self.top_k = top_k
         self.budget_tokens = budget_tokens
+        self.scorer = scorer
 
     async def section(self) -> str:
         return pack(await self.store.memory_list(self.user), self.budget_tokens)
@@ -50,7 +54,7 @@ class MemoryManager:
         result.candidates = len(bullets)
         if bullets:
             try:
-                for b, s in zip(bullets, await score_bullets(self.model, bullets)):
+                for b, s in zip(bullets, await self._score(bullets)):
                     b.score = s
             except Exception:  # noqa: BLE001 - format or request failure: keep them unscored, say so
                 result.unscored = True
@@ -63,6 +67,11 @@ class MemoryManager:
             result.added, result.updated = len(to_add), len(updated)
         await self.store.set_memory_turn(thread_id, info.turns)
         return result
+
+    async def _score(self, bullets: list[Bullet]) -> list[float]:
+        if self.scorer == "llm":
+            return await score_bullets(self.model, bullets)
+        return [round(s, 4) for s in score_texts([b.text for b in bullets])]
 
     async def forget(self, index: int) -> Bullet | None:
         """Delete the index-th (1-based) bullet as listed by /memory."""

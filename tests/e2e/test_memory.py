@@ -1,11 +1,39 @@
-"""Long-term memory across threads, on the wire."""
+"""Long-term memory across threads, on the wire. The default scorer is the shipped
+local one: no test here but the `--memory-scorer llm` ones may see a scoring request."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from client.memory.scorer import load
 from tests.backends import count_rows
 from tests.conftest import thread_id_of
+
+
+def scoring_requests(llm) -> list[dict]:
+    return [q for q in llm.plain_requests() if "유용성" in q["messages"][0]["content"]]
+
+
+LLM_SCORER_TESTS = {"test_llm_scorer_makes_one_scoring_request", "test_scoring_failure_keeps_bullets_unscored"}
+
+
+@pytest.fixture(autouse=True)
+def no_scoring_request_unless_llm(request, llm, monkeypatch):
+    """The local scorer makes no model call: the recording stub must see none, also
+    before a test clears it."""
+    seen: list[dict] = []
+    clear = llm.clear
+
+    def clear_but_keep_scoring() -> None:
+        seen.extend(scoring_requests(llm))
+        clear()
+
+    monkeypatch.setattr(llm, "clear", clear_but_keep_scoring)
+    yield
+    if request.node.originalname not in LLM_SCORER_TESTS:
+        assert seen + scoring_requests(llm) == []
 
 
 def system_of(req: dict) -> str:
@@ -19,6 +47,7 @@ def test_fact_reaches_next_thread_of_same_user_only(chat, llm):
     assert "장기 기억" in r.out
     extract = [q for q in llm.plain_requests() if "장기 기억 후보" in q["messages"][0]["content"]]
     assert len(extract) == 1 and "tools" not in extract[0]
+    assert len(llm.plain_requests()) == 1  # extraction only: scored locally
     llm.clear()
     chat("--new", "--user", "minji", input="뭐 먹을까?\n")
     system = system_of(llm.chat_requests()[0])
@@ -40,7 +69,8 @@ def test_resumed_thread_does_not_get_memory_reinjected(chat, llm):
 def test_memory_commands_and_forget(chat, llm):
     chat("--thread", "m1", "--user", "u2", input="나는 고양이를 좋아해\n")
     r = chat("--thread", "m2", "--user", "u2", input="/memory\n/forget 1\n/memory\n/forget 9\n")
-    assert "고양이를 좋아해" in r.out and "[0.90]" in r.out
+    assert "고양이를 좋아해" in r.out
+    assert f"[{load().score('나는 고양이를 좋아해'):.2f}]" in r.out  # the local scorer's score
     assert "삭제했습니다" in r.out
     assert "저장된 장기 기억이 없습니다" in r.out
     assert "9번이 없습니다" in r.out + r.err
@@ -62,11 +92,18 @@ def test_delete_removes_what_the_thread_contributed(chat, llm):
     assert count_rows(chat.db, "memory") == 0
 
 
+def test_llm_scorer_makes_one_scoring_request(chat, llm):
+    chat("--thread", "l1", "--user", "u7", "--memory-scorer", "llm", input="나는 고양이를 좋아해\n")
+    assert len(scoring_requests(llm)) == 1
+    r = chat("--thread", "l2", "--user", "u7", "--memory-scorer", "llm", input="/memory\n")
+    assert "[0.90] 나는 고양이를 좋아해" in r.out  # the stub judge's score
+
+
 def test_scoring_failure_keeps_bullets_unscored(chat, llm):
     llm.push({"text": "답"})  # the chat turn
     llm.push({"text": "- [1] 사용자는 파이썬 개발자다"})  # extraction
     llm.push({"text": "엉뚱한 답"}, {"text": "또 엉뚱한 답"})  # scoring, then its one retry
-    r = chat("--thread", "s1", "--user", "u5", input="나는 파이썬 개발자야\n")
+    r = chat("--thread", "s1", "--user", "u5", "--memory-scorer", "llm", input="나는 파이썬 개발자야\n")
     assert "점수 없이" in r.out + r.err
     r = chat("--thread", "s2", "--user", "u5", input="/memory\n")
     assert "[-] 사용자는 파이썬 개발자다" in r.out
