@@ -75,7 +75,8 @@ async def _chat(settings: Settings, specs: list) -> int:
             return EXIT_RUNTIME
         model = build_model(settings, with_tools=bool(hub.tools))
         summarizer = build_model(settings, with_tools=False)
-        agent, mw = build_agent(model, hub.tools, store.checkpointer, settings.max_input_tokens, settings.debug)
+        agent, mw = build_agent(model, hub.tools, store.checkpointer, settings.max_input_tokens, settings.debug,
+                                max_model_calls=settings.max_model_calls, max_tool_calls=settings.max_tool_calls)
         if settings.provider == "local":  # the local template lists tools compactly: count what is sent
             from .providers import local_tools_tokens
 

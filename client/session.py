@@ -240,11 +240,17 @@ class ChatSession:
         payload = {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *request]}
         try:
             async for mode, data in self.agent.astream(
-                payload, self.config, stream_mode=["messages", "updates", "custom"], durability="exit"
+                payload, self._run_config(), stream_mode=["messages", "updates", "custom"], durability="exit"
             ):
                 for ev in _events(mode, data):
                     yield ev
-        except BaseException:  # error, Ctrl-C (cancel), shutdown: the turn never happened
+        except Exception:  # a provider error or a runaway graph: the turn failed, the user's words stay
+            try:
+                await self._replace_state([*context, new])
+            except Exception:  # noqa: BLE001 - never hide the original error
+                pass
+            raise
+        except BaseException:  # Ctrl-C (cancel), shutdown: the turn never happened
             try:
                 await self._replace_state(context)  # a summary made this turn is kept
             except Exception:  # noqa: BLE001 - never hide the original error
@@ -284,6 +290,12 @@ class ChatSession:
         fixed = last.model_copy(update={"content": cut})
         await self.agent.aupdate_state(self.config, {"messages": [fixed]}, as_node="model")
         return [*final[:-1], fixed], True
+
+    def _run_config(self) -> dict:
+        """A hard backstop under the per-turn caps (client/limits.py): a few graph steps per
+        model call, far below create_agent's default recursion limit of 9,999."""
+        calls = getattr(self.settings, "max_model_calls", 12)
+        return {**self.config, "recursion_limit": 4 * calls + 10}
 
     async def _replace_state(self, context: list[BaseMessage]) -> None:
         """Make `context` the thread's working context (not merged: replaced)."""
