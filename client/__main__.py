@@ -69,6 +69,9 @@ async def _chat(settings: Settings, specs: list) -> int:
     try:
         await hub.connect()
         for server in hub.failed():  # one line per server; the others keep their tools
+            if server.state == "unconfigured" and not settings.require_tools:  # bundled search, no Naver keys
+                renderer.notice(t("search_no_keys"), True)
+                continue
             key = "mcp_required" if settings.require_tools else "mcp_server_failed"
             renderer.error(t(key, name=server.spec.name, target=server.spec.where, err=server.error))
         if hub.failed() and settings.require_tools:
