@@ -25,8 +25,15 @@ _CORRECTION = re.compile(r"\b(actually|correction|instead|changed|moved|not anym
 _QUESTION_KO = re.compile(r"(까|나요|니|냐|가요|죠|어때|알려\s*줘|뭐야|뭐지|해\s*줘|해\s*주세요)[.?!]*$")
 _KO_PARTICLES = ("에서는", "으로는", "이라고", "에서", "으로", "이야", "예요", "이에요", "입니다", "이고",
                  "은", "는", "이", "가", "을", "를", "에", "의", "도", "야", "로", "와", "과", "랑", "요")
+_STOP_KO = {"기억", "사실", "이름", "우리", "저희", "정말", "그리고", "그런데", "지금", "나는", "저는", "내가", "제가",
+            "바뀌었어", "바뀌었어요"}
 _STOP_EN = {"the", "and", "for", "that", "this", "with", "have", "from", "about", "what", "your",
-            "will", "just", "like", "please", "remember", "also", "some", "them", "they", "there"}
+            "will", "just", "like", "please", "remember", "also", "some", "them", "they", "there",
+            "actually", "name", "live", "is", "really", "been", "were", "was"}
+_REQUEST_EN = re.compile(r"^(please\s+)?(tell|give|show|suggest|explain|write|list|help|make|find|recommend|"
+                         r"describe|translate|summari[sz]e|can|could|would|will|what|how|why|when|where|who|"
+                         r"which|is|are|do|does|let's|say)\b", re.I)
+_ACK = re.compile(r"^(?:(?:ok|okay|thanks|thank you|great|cool|nice|sure|yes|no|고마워|감사|좋아|알겠어|네|응)[\W\s]*)+$", re.I)
 _REFUSAL = re.compile(r"(I'?m sorry|I apologi[sz]e|I can ?not|I can't|I am unable|as an AI|"
                       r"죄송|할 수 없|수 없습니다|도와드릴 수 없)", re.I)
 
@@ -47,8 +54,10 @@ def sentences(text: str) -> list[str]:
 
 
 def _ko_stem(word: str) -> str:
+    if len(word) <= 4 and word.endswith(("어", "아", "었어", "했어")):
+        return ""  # a verb (살아, 좋아, 바뀌었어): the nouns carry the fact
     for p in _KO_PARTICLES:
-        if word.endswith(p) and len(word) - len(p) >= 2:
+        if word.endswith(p) and len(word) - len(p) >= (2 if len(p) == 1 else 1):
             return word[: -len(p)]
     return word
 
@@ -60,36 +69,39 @@ def key_terms(text: str) -> list[str]:
     terms += _NUMBER.findall(text)
     terms += [q.strip() for q in _QUOTED.findall(text)]
     terms += _CAPITALIZED.findall(text)
-    if _SELF_KO.search(text) or _CORRECTION.search(text):
-        for w in re.findall(r"[\uac00-\ud7a3]{2,}", text):
-            stem = _ko_stem(w)
-            if len(stem) >= 2 and stem not in ("기억", "사실", "이름", "우리", "저희", "정말"):
-                terms.append(stem)
-    if _SELF_EN.search(text) or _CORRECTION.search(text):
-        for w in re.findall(r"[A-Za-z]{4,}", text):
-            if w.lower() not in _STOP_EN:
-                terms.append(w)
+    for w in re.findall(r"(?<![0-9])[\uac00-\ud7a3]{2,}", text):  # not units (14일, 3개)
+        stem = _ko_stem(w)
+        if len(stem) >= 2 and stem not in _STOP_KO:
+            terms.append(stem)
+    for w in re.findall(r"[A-Za-z]{4,}", text):
+        if w.lower() not in _STOP_EN:
+            terms.append(w)
     seen: set[str] = set()
     return [t for t in terms if not (t.lower() in seen or seen.add(t.lower()))]
 
 
+def is_correction(sentence: str) -> bool:
+    return bool(_CORRECTION.search(sentence))
+
+
 def is_question(sentence: str) -> bool:
+    """A question or a request (which the answer, not the summary, takes care of)."""
     s = sentence.strip()
-    return s.endswith("?") or bool(_QUESTION_KO.search(s))
+    return s.endswith("?") or bool(_QUESTION_KO.search(s)) or bool(_REQUEST_EN.match(s))
 
 
 def salient_statements(user_texts: Iterable[str], max_chars: int = 200) -> list[str]:
-    """User sentences that carry a fact worth keeping verbatim: a first-person statement,
-    a correction, a number, a quoted string or a name, that is not a plain question."""
+    """Short user statements worth keeping verbatim: every declarative sentence (a fact, a
+    preference, a correction); not questions or requests. Acknowledgements ("ok", "고마워") are not facts."""
     out: list[str] = []
     for text in user_texts:
         for s in sentences(text):
-            if len(s) > max_chars or is_question(s) and not _SELF_KO.search(s) and not _SELF_EN.search(s):
+            if len(s) > max_chars or len(s) < 6 or _ACK.match(s):
                 continue
-            if (_SELF_KO.search(s) or _SELF_EN.search(s) or _CORRECTION.search(s) or _NUMBER.search(s)
-                    or _QUOTED.search(s) or _CAPITALIZED.search(s)):
-                if s not in out:
-                    out.append(s)
+            if is_question(s):
+                continue
+            if s not in out:
+                out.append(s)
     return out
 
 
@@ -132,14 +144,14 @@ def cut_loop(text: str) -> str | None:
     it is not a loop."""
     if not is_loop(text):
         return None
-    m = _LOOP.search(text)
-    if m:
-        return (text[: m.start()] + m.group(1)).rstrip() + " …"
     rep = repeated_sentence(text)
     if rep:
         first = text.find(rep)
         if first >= 0:
             return text[: first + len(rep)].rstrip() + " …"
+    m = _LOOP.search(text)
+    if m:
+        return (text[: m.start()] + m.group(1)).rstrip() + " …"
     return text[: max(200, len(text) // 4)].rstrip() + " …"
 
 

@@ -20,7 +20,8 @@ from typing import Awaitable, Callable, Sequence
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from .budget import estimate_text_tokens
-from .quality import Lang, degenerate_reason, detect_lang, key_terms, missing_terms, salient_statements
+from .quality import (Lang, degenerate_reason, detect_lang, is_correction, key_terms, missing_terms,
+                      salient_statements)
 from .summarize import SummaryPlan, chunk_turns, span_lang, span_user_texts, summarizer_request
 
 Ask = Callable[[list[BaseMessage]], Awaitable[str]]
@@ -61,7 +62,9 @@ def section_for(span: Sequence[Sequence[BaseMessage]], model_text: str | None, l
     """The model's section (when usable) plus a note for every salient sentence it dropped."""
     body = (model_text or "").strip()
     users = span_user_texts(span)
-    notes = [s for s in salient_statements(users) if not body or missing_terms(s, body)]
+    # a correction is always kept verbatim and last, so it reads after the value it replaces
+    notes = [s for s in salient_statements(users) if not body or missing_terms(s, body) or is_correction(s)]
+    notes.sort(key=is_correction)  # stable: corrections move to the end, in their order
     if not body and not notes:  # nothing salient and nothing usable: keep the gist of each message
         notes = [u.strip()[:FALLBACK_CHARS] for u in users if u.strip()]
     lines = [body] if body else []
