@@ -147,8 +147,12 @@ async def run_one(base: Settings, lang: str, policy: str, pause: float, db: str)
         conv = CONVERSATIONS[lang]
         messages = [*conv["turns"], *(q for q, _ in conv["probes"])]
         n_planted = len(conv["turns"])
+        seen = None
         for i, text in enumerate(messages):
-            due_now = session.summaries.running(session.thread_id)
+            # due: the first turn after a summary was started (the turn that used to wait for it)
+            pending = session.summaries.pending
+            due_now = pending is not None and pending is not seen
+            seen = pending
             started = time.perf_counter()
             answer, done = "", None
             async for ev in session.turn(text):
