@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 from langgraph.config import get_stream_writer
 
 from .context.turns import is_turn_start, text_of
+from .i18n import t
 
 DEFAULT_MAX_MODEL_CALLS = 12
 DEFAULT_MAX_TOOL_CALLS = 20
@@ -109,14 +110,16 @@ class TurnLimits(AgentMiddleware):
         why = stop_reason(tally(tail), self.max_model_calls, self.max_tool_calls)
         if why is None or not request.tools:
             return await handler(request)
-        t = tally(tail)
-        _notify("turn_capped_" + why, {"calls": t.model_calls + 1, "tools": t.tool_calls,
-                                       "max": self.max_model_calls, "repeat": t.worst_repeat})
+        done = tally(tail)
+        _notify("turn_capped_" + why, {"calls": done.model_calls + 1, "tools": done.tool_calls,
+                                       "max": self.max_model_calls, "repeat": done.worst_repeat})
         response = await handler(request.override(tools=[], messages=with_final_note(request.messages)))
         for m in response.result:  # whatever the model does, this call ends the turn
             if isinstance(m, AIMessage) and m.tool_calls:
                 m.tool_calls = []
                 m.additional_kwargs.pop("tool_calls", None)
+                if not text_of(m).strip():  # never store an empty answer
+                    m.content = t("turn_capped_no_answer")
         return response
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:

@@ -26,13 +26,19 @@ _FENCE = re.compile(r"^\s*```")
 ENV_NAME = re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9](?![A-Za-z0-9_])")  # NAVER_CLIENT_ID, CLOVA_STUDIO_API_KEY
 _NONE = re.compile(r"^[\s(\[]*(없음|없습니다|none|nothing|n/?a|-)[\s.)\]]*$", re.I)
 _NONE_PHRASE = re.compile(r"(없습니다|없음|no (?:facts?|items?)|nothing to)", re.I)
+_SPLIT = re.compile(r"\s+[-*•]\s+(?=[\[(])")  # two bullets on one line: "- [1] a - [2] b"
+_TURN_WORD = re.compile(r"^(턴|turn)?\s*\d+$", re.I)
+# the prompt's own category names, echoed by a small model instead of a fact
+CATEGORIES = {"선호와취향", "선호", "취향", "개인정보", "진행중인일과약속", "진행중인일", "약속", "조건과제약", "조건", "제약"}
 MAX_TEXT = 300
 MIN_MATCH = 0.15  # bigram similarity for a source guessed from the user's own words
 
 
 def parse_bullets(text: str) -> list[Bullet]:
-    """Bullets from an extraction answer; [] for `없음`. FormatError when nothing in it is usable."""
-    lines = [ln for ln in (text or "").strip().splitlines() if ln.strip() and not _FENCE.match(ln)]
+    """Bullets from an extraction answer; [] for `없음`. FormatError when nothing in it is usable
+    (also when every line only echoed a tool error)."""
+    lines = [part for ln in (text or "").strip().splitlines() if ln.strip() and not _FENCE.match(ln)
+             for part in _SPLIT.split(ln)]
     if not lines or (len(lines) == 1 and _NONE.match(lines[0])):
         return []
     items: list[tuple[str, str]] = []  # (sources text, content)
@@ -56,10 +62,13 @@ def parse_bullets(text: str) -> list[Bullet]:
     out: list[Bullet] = []
     for src, content in items:
         content = content.strip().strip("*").strip()
-        if not content or _NONE.match(content) or ENV_NAME.search(src) or ENV_NAME.search(content):
+        if not content:  # "- [턴 1, vegetarianism]": the fact went inside the brackets
+            content = ", ".join(w.strip() for w in re.split(r"[,，]", src) if w.strip() and not _TURN_WORD.match(w.strip()))
+        if (not content or _NONE.match(content) or ENV_NAME.search(src) or ENV_NAME.search(content)
+                or re.sub(r"\s+", "", content) in CATEGORIES):
             continue
         out.append(Bullet(content[:MAX_TEXT], sorted({int(x) for x in re.findall(r"\d+", src)})))
-    if not out and not any(ENV_NAME.search(s + c) or _NONE.match(c.strip()) for s, c in items):
+    if not out and not (items and all(_NONE.match(c.strip()) for _, c in items)):  # "- 없음" is an answer
         raise FormatError(f"no usable line: {lines[0][:60]}")
     return out
 
@@ -67,6 +76,22 @@ def parse_bullets(text: str) -> list[Bullet]:
 def _split_sources(rest: str) -> tuple[str, str]:
     m = _SOURCES.match(rest)
     return (m.group("src"), m.group("text")) if m else ("", rest)
+
+
+_SELF = re.compile(r"(^|[\s:])(나는|난 |내가|내 |나의|저는|전 |제가|제 |저의|우리 |기억해)|\b(I|I'm|I am|my|My|we|We|our|Our)\b")
+MAX_STATEMENT = 200
+
+
+def self_statements(rows: Sequence[tuple[int, BaseMessage]], limit: int = 5) -> list[Bullet]:
+    """The user's own short statements about themselves, verbatim: what is kept when a small
+    model's extraction answer has nothing usable (no facts are invented, none are lost)."""
+    out: list[Bullet] = []
+    for t, text in user_turns(rows).items():
+        line = " ".join(text.split())
+        if line and len(line) <= MAX_STATEMENT and not line.endswith(("?", "？")) and _SELF.search(line) \
+                and not ENV_NAME.search(line):
+            out.append(Bullet(f"사용자의 말: {line}", [t]))
+    return out[-limit:]
 
 
 def user_turns(rows: Sequence[tuple[int, BaseMessage]]) -> dict[int, str]:

@@ -94,3 +94,12 @@ def test_empty_stream_every_time_is_one_clean_line(chat, llm):
     assert [ln for ln in out.splitlines() if "오류가 발생했습니다" in ln] == [
         "요청을 처리하는 중 오류가 발생했습니다: incomplete response (empty stream)"]
     assert user_texts(llm.requests[-1]) == ["안녕", "다음"]
+
+
+def test_model_that_calls_tools_even_without_them_still_ends(chat, llm):
+    llm.loop = "always"
+    r = chat("--thread", "always", "--no-memory", "--max-model-calls", "4", input="안녕\n")
+    assert r.code == 0, r.err
+    assert len(llm.requests) == 4 and not llm.requests[-1].get("tools")
+    doc = chat.sub("export", "always").out
+    assert "안녕" in doc and "답을 만들지 못했습니다" in doc  # an honest stored answer, never an empty one

@@ -67,7 +67,7 @@ class LLMStub:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, answer_chars: int = 0) -> None:
         self.answer_chars = answer_chars  # pad plain answers to this length (benchmarks)
         self.require_key: str | None = None  # when set, other bearer keys get 401
-        self.loop: str | None = None  # "new" | "same": every tool-carrying request calls web_search again
+        self.loop: str | None = None  # "new" | "same" | "always" (even without tools): web_search again
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.queue: deque[dict] = deque()
@@ -191,6 +191,8 @@ class LLMStub:
             summary = f"요약: {head}" + "; ".join(users)
             return {"text": summary if len(summary) <= 600 else "요약: …" + summary[-594:]}
         user = next((_content_text(m.get("content")) for m in reversed(msgs) if m.get("role") == "user"), "")
+        if self.loop == "always":  # a stand-in that calls the tool even when none is offered
+            return {"tool_calls": [("web_search", {"query": f"loop {n}"})]}
         if body.get("tools") and (self.loop or "[loop" in user):
             same = self.loop == "same" or "[loop:same]" in user
             return {"tool_calls": [("web_search", {"query": "loop" if same else f"loop {n}"})]}

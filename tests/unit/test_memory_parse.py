@@ -22,8 +22,23 @@ def test_small_model_quotes_env_var_names_from_a_tool_error():
     assert texts(parse_bullets(answer)) == [("사용자의 고양이 이름은 모찌이다.", [1])]
 
 
-def test_only_env_var_bullets_is_an_empty_answer_not_a_format_error():
-    assert parse_bullets("- [턴 1, NAVER_CLIENT_ID, NAVER_CLIENT_SECRET] 검색 도구 인증 실패") == []
+def test_only_env_var_bullets_is_nothing_usable():
+    with pytest.raises(FormatError):
+        parse_bullets("- [턴 1, NAVER_CLIENT_ID, NAVER_CLIENT_SECRET] 검색 도구 인증 실패")
+
+
+def test_fact_inside_the_brackets():  # Qwen2.5-Coder-1.5B, "I am vegetarian, I never eat meat."
+    assert texts(parse_bullets("- [턴 1, vegetarianism]")) == [("vegetarianism", [1])]
+
+
+def test_category_echoes_are_not_facts():  # Qwen2.5-Coder-1.5B on a two-turn session
+    with pytest.raises(FormatError):  # nothing usable: the format reminder retry follows
+        parse_bullets("- [턴 3, 개인 정보] - [턴 4, 진행 중인 일과 약속]")
+
+
+def test_two_bullets_on_one_line():
+    assert texts(parse_bullets("- [턴 1] 고양이 이름은 모찌 - [턴 2] 부산에 산다")) == [
+        ("고양이 이름은 모찌", [1]), ("부산에 산다", [2])]
 
 
 def test_summary_style_answer():
@@ -102,3 +117,22 @@ def test_secret_values_are_dropped():
 def test_garbage_is_a_format_error_for_the_retry():
     with pytest.raises(FormatError):
         parse_bullets("요약:\n")
+
+
+def test_self_statements_fallback():
+    from client.memory.parse import self_statements
+
+    got = texts(self_statements(rows() + [(4, HumanMessage("What should I cook tonight?")),
+                                          (5, HumanMessage("서울 날씨 알려줘"))]))
+    assert got == [("사용자의 말: 기억해 줘: 내 고양이 이름은 모찌야.", [1]),
+                   ("사용자의 말: I am vegetarian, I never eat meat.", [2])]
+
+
+async def test_extraction_falls_back_to_the_users_words_when_the_model_gives_nothing_usable():
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    from client.memory.extract import extract_bullets
+
+    model = FakeListChatModel(responses=["- [턴 1] - [턴 1]", "- [턴 3, 개인 정보]"])  # real small-model answers
+    out = await extract_bullets(model, rows())
+    assert [b.text for b in out] == ["사용자의 말: 기억해 줘: 내 고양이 이름은 모찌야.", "사용자의 말: I am vegetarian, I never eat meat."]
