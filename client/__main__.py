@@ -70,13 +70,17 @@ async def _chat(settings: Settings, specs: list) -> int:
     try:
         await hub.connect()
         for server in hub.failed():  # one line per server; the others keep their tools
+            if server.state == "unconfigured" and not settings.require_tools:  # bundled search, no Naver keys
+                renderer.notice(t("search_no_keys"), True)
+                continue
             key = "mcp_required" if settings.require_tools else "mcp_server_failed"
             renderer.error(t(key, name=server.spec.name, target=server.spec.where, err=server.error))
         if hub.failed() and settings.require_tools:
             return EXIT_RUNTIME
         model = build_model(settings, with_tools=bool(hub.tools))
         summarizer = build_model(settings, with_tools=False)
-        agent, mw = build_agent(model, hub.tools, store.checkpointer, settings.max_input_tokens, settings.debug)
+        agent, mw = build_agent(model, hub.tools, store.checkpointer, settings.max_input_tokens, settings.debug,
+                                max_model_calls=settings.max_model_calls, max_tool_calls=settings.max_tool_calls)
         if settings.provider == "local":  # the local template lists tools compactly: count what is sent
             from .providers import local_tools_tokens
 

@@ -18,8 +18,9 @@ from langchain_naver import ChatClovaX
 from langgraph.config import get_stream_writer
 
 from .config import Settings
-from .faults import MAX_TRIES, AuthError, IncompleteResponse, backoff, classify, describe
+from .faults import MAX_TRIES, AuthError, IncompleteResponse, backoff, classify, describe, is_empty_stream
 from .context.budget import Calibration, estimate_messages_tokens, estimate_tools_tokens, fit_to_budget
+from .limits import DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_TOOL_CALLS, TurnLimits
 
 
 def build_model(settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
@@ -121,6 +122,8 @@ class ContextMiddleware(AgentMiddleware):
                     _notify("context_retry", {})
                     continue
                 if fault.kind != "retry" or attempt >= MAX_TRIES:
+                    if is_empty_stream(e):  # one plain line for the user, not langchain's wording
+                        raise IncompleteResponse("incomplete response (empty stream)") from None
                     raise
                 delay = backoff(attempt, fault.retry_after)
                 _notify("retrying", {"err": describe(e), "delay": delay, "n": attempt + 1, "total": MAX_TRIES})
@@ -191,7 +194,9 @@ def tool_schemas(tools: list[BaseTool]) -> list[dict[str, Any]]:
 
 
 def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, budget: int,
-                debug: bool = False) -> tuple[Any, ContextMiddleware]:
+                debug: bool = False, *, max_model_calls: int = DEFAULT_MAX_MODEL_CALLS,
+                max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS) -> tuple[Any, ContextMiddleware]:
     mw = ContextMiddleware(budget=budget, tools_tokens=estimate_tools_tokens(tool_schemas(tools)), debug=debug)
-    agent = create_agent(model, tools, checkpointer=checkpointer, middleware=[mw, ToolResultText()])
+    limits = TurnLimits(max_model_calls, max_tool_calls)  # outermost: decides whether a call gets tools
+    agent = create_agent(model, tools, checkpointer=checkpointer, middleware=[limits, mw, ToolResultText()])
     return agent, mw

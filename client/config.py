@@ -61,6 +61,8 @@ class Settings:
     memory_top_k: int = 5
     memory_scorer: str = "local"  # local: shipped light scorer (no request) | llm: one scoring request
     memory_budget: int = 600  # tokens of the [장기 기억] section
+    max_model_calls: int = 12  # per turn; the last one is made without tools (client/limits.py)
+    max_tool_calls: int = 20  # per turn
     debug: bool = False
     lang: str = "ko"
     require_tools: bool = False
@@ -118,6 +120,8 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-top-k", type=int, help="세션당 남길 장기 기억 최대 개수 (기본 5)")
     p.add_argument("--memory-scorer", choices=MEMORY_SCORERS,
                    help="장기 기억 유용성 채점: local (내장 경량 모델, 요청 없음, 기본) 또는 llm (env MCP_CHAT_MEMORY_SCORER)")
+    p.add_argument("--max-model-calls", type=int, help="한 턴의 모델 호출 상한, 마지막 호출은 도구 없이 (기본 12, env MAX_MODEL_CALLS)")
+    p.add_argument("--max-tool-calls", type=int, help="한 턴의 도구 호출 상한 (기본 20, env MAX_TOOL_CALLS)")
     p.add_argument("--model", help=f"모델 이름 (기본 {DEFAULT_MODEL})")
     from .providers import add_provider_options  # --provider, --base-url
 
@@ -183,6 +187,16 @@ def resolve(args: argparse.Namespace) -> Settings:
     if scorer not in MEMORY_SCORERS:
         raise ConfigError("bad_option", detail=f"MCP_CHAT_MEMORY_SCORER={scorer!r}")
     s.memory_scorer = scorer
+    calls = args.max_model_calls if args.max_model_calls is not None else _env_int("MAX_MODEL_CALLS")
+    if calls is not None:
+        if calls < 1:
+            raise ConfigError("bad_option", detail="--max-model-calls >= 1")
+        s.max_model_calls = calls
+    tool_calls = args.max_tool_calls if args.max_tool_calls is not None else _env_int("MAX_TOOL_CALLS")
+    if tool_calls is not None:
+        if tool_calls < 0:
+            raise ConfigError("bad_option", detail="--max-tool-calls >= 0")
+        s.max_tool_calls = tool_calls
     s.require_tools = bool(args.require_tools)
     timeout = args.timeout if args.timeout is not None else os.environ.get("CLOVA_STUDIO_TIMEOUT")
     if timeout is not None:

@@ -18,6 +18,7 @@ MAX_TRIES = 3
 BASE_DELAY = 1.0
 MAX_DELAY = 20.0
 CONTEXT_CODES = ("40003",)  # CLOVA Studio: input exceeds the model's context
+EMPTY_STREAM = "No generations found in stream"  # langchain_core: a stream with no chunk at all
 CONTEXT_WORDS = ("context length", "context_length", "maximum context", "context size", "too many tokens", "토큰 수")
 
 T = TypeVar("T")
@@ -38,7 +39,13 @@ class Fault:
     retry_after: float | None = None
 
 
+def is_empty_stream(e: BaseException) -> bool:
+    return isinstance(e, ValueError) and EMPTY_STREAM in str(e)
+
+
 def classify(e: BaseException) -> Fault:
+    if is_empty_stream(e):  # the server ended the answer before its first chunk: incomplete
+        return Fault("retry")
     if isinstance(e, (openai.AuthenticationError, openai.PermissionDeniedError)):
         return Fault("auth")
     if isinstance(e, openai.BadRequestError):
@@ -113,5 +120,7 @@ def describe(e: BaseException) -> str:
         return "connection error"
     if isinstance(e, IncompleteResponse):
         return "incomplete response"
+    if is_empty_stream(e):
+        return "incomplete response (empty stream)"
     text = str(e).strip().splitlines()
     return (text[0] if text else type(e).__name__)[:200]

@@ -26,6 +26,12 @@ from .local.spec import QWEN_CODER_15B, TOOL_RESULT_CHARS
 PROVIDERS = ("clova", "openai", "local")
 LOCAL_MODEL = QWEN_CODER_15B.name
 LOCAL_LABEL = "Qwen2.5-Coder-1.5B-Instruct Q4_K_M"
+# llama-server's sampling options, sent in the OpenAI-compatible body: a repetition guard for a
+# 1.5B model that otherwise repeats one sentence until the output limit.
+LOCAL_SAMPLING = {"repeat_penalty": 1.1, "repeat_last_n": 256, "frequency_penalty": 0.2}
+LOCAL_MAX_OUTPUT = 512  # answers, of a 4,096-token window
+LOCAL_SUMMARY_OUTPUT = 200  # one summary section
+SUMMARY_OUTPUT = 600
 
 
 def add_provider_options(p: argparse.ArgumentParser) -> None:
@@ -84,17 +90,33 @@ def build_openai_model(settings: Settings, *, with_tools: bool = True) -> BaseCh
         kwargs["temperature"] = float(temperature)
     elif settings.provider == "local":
         kwargs["temperature"] = 0.3  # a small model wanders at higher temperatures
+    extra: dict[str, Any] = {"max_tokens": settings.max_output_tokens}
+    if settings.provider == "local":
+        extra = {**LOCAL_SAMPLING, "max_tokens": min(settings.max_output_tokens, LOCAL_MAX_OUTPUT)}
     return ChatOpenAI(
         model=settings.model,
         api_key=settings.api_key or "not-needed",  # local servers accept anything
         base_url=settings.base_url,
-        extra_body={"max_tokens": settings.max_output_tokens},
+        extra_body=extra,
         streaming=True,
         stream_usage=True,
         timeout=settings.timeout,
         max_retries=0,  # retries are the agent's (client/faults.py), as for CLOVA
         **kwargs,
     )
+
+
+def limit_output(model: Any, max_tokens: int) -> Any:
+    """The same chat model with a smaller output limit (summaries), however it sends the limit."""
+    extra = getattr(model, "extra_body", None)
+    if isinstance(extra, dict) and "max_tokens" in extra:
+        return model.bind(extra_body={**extra, "max_tokens": min(max_tokens, extra["max_tokens"])})
+    return model.bind(max_tokens=max_tokens)
+
+
+def summary_output_tokens(s: Settings) -> int:
+    """Bounded summary sections: a small model writes until the limit when it loops."""
+    return LOCAL_SUMMARY_OUTPUT if s.provider == "local" else min(SUMMARY_OUTPUT, s.max_output_tokens)
 
 
 def local_tools_tokens(tools: list[BaseTool]) -> int:

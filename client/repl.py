@@ -131,6 +131,9 @@ class Repl(SlashCommands):
             return
         if up.unscored:
             self.r.error(t("memory_unscored"))
+        if not up.added and not up.updated:  # say it plainly: nothing of this session is remembered
+            self.r.line(t("memory_nothing_kept", candidates=up.candidates))
+            return
         self.r.line(t("memory_saved", candidates=up.candidates, added=up.added, updated=up.updated))
 
     async def switch(self, tid: str | None) -> None:

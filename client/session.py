@@ -8,6 +8,7 @@ every message. Output is a stream of events; rendering is someone else's job.
 
 from __future__ import annotations
 
+import sys
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -21,11 +22,13 @@ from .config import Settings
 from .faults import AuthError, describe, with_retries
 from .context import count_turns, estimate_messages_tokens, fit_to_budget, split, text_of
 from .context.policy import ContextSettings, prepare
-from .context.summarize import SummaryPlan, apply_summary, chunk_turns, summarizer_request
+from .context.policy import hydrate
+from .context.quality import cut_loop
+from .context.summarize import SummaryPlan, apply_summary
+from .summaries import Summaries
 from .memory.manager import MemoryManager, MemoryUpdate
 from .store import Store, StoreError, TurnUsage
 
-SUMMARY_CHUNK_TOKENS = 6_000  # one summarizer request reads at most this much conversation
 
 
 # -- events ------------------------------------------------------------------
@@ -87,6 +90,13 @@ class ChatSession:
         self.agent = agent
         self.mw = mw
         self.summarizer = summarizer  # chat model without tools
+        from .providers import summary_output_tokens
+
+        self.summaries = Summaries(summarizer, settings.max_input_tokens, summary_output_tokens(settings))
+        # in a pipe the next message waits for a summary made in the background; at a terminal
+        # it is used from the turn after it is ready (unless the budget is exceeded)
+        self.wait_for_summary = not sys.stdin.isatty()
+        self.last_rejected: list[str] = []
         self.memory = memory
         self.thread_id = ""
         self.system_prompt = settings.system_prompt
@@ -150,17 +160,14 @@ class ChatSession:
 
     # -- summaries -----------------------------------------------------------
     async def summarize(self, plan: SummaryPlan, focus: str | None = None) -> str:
-        """Roll a summary over the planned turns, in chunks that fit one request."""
-        summary = plan.previous_summary
-        limit = min(SUMMARY_CHUNK_TOKENS, self.settings.max_input_tokens // 2)  # small local windows
-        for chunk in chunk_turns(plan.to_summarize, limit):
-            request = summarizer_request(summary, chunk, focus)
-            reply = await with_retries(lambda: self.summarizer.ainvoke(request))
-            text = text_of(reply).strip()
-            if not text:
-                raise ValueError("empty summary")
-            summary = text
-        return summary or ""
+        """The previous summary extended by the planned turns (client/context/rolling.py)."""
+        rolled = await self.summaries.roll(plan, focus)
+        self.last_rejected = rolled.rejected
+        return rolled.text
+
+    def _over_budget(self, working: list[BaseMessage], new: BaseMessage) -> bool:
+        est = self.mw.calibration.scale(estimate_messages_tokens([*hydrate(working), new]))
+        return self.mw.tools_tokens + est > self.settings.max_input_tokens
 
     # -- a turn --------------------------------------------------------------
     async def turn(self, text: str, *, force_summary: bool = False, focus: str | None = None) -> AsyncIterator[Event]:
@@ -174,20 +181,50 @@ class ChatSession:
             return
 
         working = await self.load(msgs)
-        prepared = prepare(working, self.context, force_summary=force_summary)
         summarized = False
         summary_seconds = 0.0
+        bg_failed = False
+        if self.summaries.running(self.thread_id) or self.summaries.pending is not None:
+            wait = force_summary or self.wait_for_summary or self._over_budget(working, new)
+            if wait and not self.summaries.ready() and self.summaries.running(self.thread_id):
+                yield Notice("summary_wait" if self._over_budget(working, new) else "summarizing",
+                             {"n": _turn_count(self.summaries.pending.plan)})
+            try:
+                started = time.perf_counter()
+                taken = await self.summaries.take(self.thread_id, working, wait=wait)
+                summary_seconds = time.perf_counter() - started
+            except AuthError:
+                raise
+            except Exception as e:  # noqa: BLE001 - the turn goes on unsummarized
+                taken, bg_failed = None, True
+                yield Notice("summary_failed", {"err": describe(e)}, warning=True)
+            if taken is not None:
+                working = [_with_id(m) for m in taken.messages]
+                summarized = True
+                if taken.rolled.rejected:
+                    yield Notice("summary_rejected", {"why": ", ".join(taken.rolled.rejected)}, warning=True)
+                yield Notice("summarized", {"n": taken.turns})
+        prepared = prepare(working, self.context, force_summary=force_summary)
         if prepared.trimmed:
             yield Notice("trimmed", {"keep": self.context.keep_turns})
         context = prepared.messages
-        if prepared.plan is not None:
-            n = _turn_count(prepared.plan)
-            yield Notice("summarizing", {"n": n})
+        plan = prepared.plan
+        if plan is not None and not force_summary and (bg_failed or self.summaries.running(self.thread_id)):
+            plan = None  # failed this turn (retried after it) or still being made in the background
+        if plan is not None and not (force_summary or self.wait_for_summary or self._over_budget(working, new)):
+            self.summaries.start(self.thread_id, plan)  # used from the next turn
+            plan = None
+        if plan is not None:
+            n = _turn_count(plan)
+            over = not force_summary and self._over_budget(working, new)
+            yield Notice("summary_wait" if over else "summarizing", {"n": n})
             try:
                 started = time.perf_counter()
-                context = await self._summarized_context(prepared.plan, focus)
+                context = await self._summarized_context(plan, focus)
                 summary_seconds = time.perf_counter() - started
                 summarized = True
+                if self.last_rejected:
+                    yield Notice("summary_rejected", {"why": ", ".join(self.last_rejected)}, warning=True)
                 yield Notice("summarized", {"n": n})
             except AuthError:
                 raise
@@ -203,11 +240,17 @@ class ChatSession:
         payload = {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *request]}
         try:
             async for mode, data in self.agent.astream(
-                payload, self.config, stream_mode=["messages", "updates", "custom"], durability="exit"
+                payload, self._run_config(), stream_mode=["messages", "updates", "custom"], durability="exit"
             ):
                 for ev in _events(mode, data):
                     yield ev
-        except BaseException:  # error, Ctrl-C (cancel), shutdown: the turn never happened
+        except Exception:  # a provider error or a runaway graph: the turn failed, the user's words stay
+            try:
+                await self._replace_state([*context, new])
+            except Exception:  # noqa: BLE001 - never hide the original error
+                pass
+            raise
+        except BaseException:  # Ctrl-C (cancel), shutdown: the turn never happened
             try:
                 await self._replace_state(context)  # a summary made this turn is kept
             except Exception:  # noqa: BLE001 - never hide the original error
@@ -215,6 +258,9 @@ class ChatSession:
             raise
 
         final = await self._state_messages()
+        final, looped = await self._cut_loop(final)
+        if looped:
+            yield Notice("answer_loop_cut", warning=True)
         await self._record(final)
         stats = self.mw.stats
         info = await self.store.get_thread(self.thread_id)
@@ -222,7 +268,34 @@ class ChatSession:
             self.thread_id, TurnUsage(info.turns if info else 0, stats.input_total or None, stats.output_total or None, stats.estimated)
         )
         await self.store.prune_checkpoints(self.thread_id)
+        self._schedule_summary(final)
         yield TurnDone(stats, count_turns(split(final).join()), prepared.trimmed + dropped, summarized, budget)
+
+    def _schedule_summary(self, final: list[BaseMessage]) -> None:
+        """Start, now that the answer is shown, the summary the next turn would make first."""
+        if self.context.strategy != "summarize" or self.summaries.running(self.thread_id):
+            return
+        plan = prepare(final, self.context).plan
+        if plan is not None:
+            self.summaries.start(self.thread_id, plan)
+
+    async def _cut_loop(self, final: list[BaseMessage]) -> tuple[list[BaseMessage], bool]:
+        """An answer that is a repetition loop is cut to its first round before it is stored."""
+        last = final[-1] if final else None
+        if not isinstance(last, AIMessage) or last.tool_calls:
+            return final, False
+        cut = cut_loop(text_of(last))
+        if cut is None:
+            return final, False
+        fixed = last.model_copy(update={"content": cut})
+        await self.agent.aupdate_state(self.config, {"messages": [fixed]}, as_node="model")
+        return [*final[:-1], fixed], True
+
+    def _run_config(self) -> dict:
+        """A hard backstop under the per-turn caps (client/limits.py): a few graph steps per
+        model call, far below create_agent's default recursion limit of 9,999."""
+        calls = getattr(self.settings, "max_model_calls", 12)
+        return {**self.config, "recursion_limit": 4 * calls + 10}
 
     async def _replace_state(self, context: list[BaseMessage]) -> None:
         """Make `context` the thread's working context (not merged: replaced)."""
@@ -238,6 +311,7 @@ class ChatSession:
 
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
         """Summarize now (/compact): older turns fold into the pair, state replaced."""
+        self.summaries.cancel()  # the context changes now: a background summary would not fit it
         prepared = prepare(await self.load(), self.context, force_summary=True)
         if prepared.plan is None:
             yield Notice("nothing_to_compact")

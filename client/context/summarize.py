@@ -12,17 +12,33 @@ from typing import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from .budget import estimate_text_tokens
+from .quality import Lang, detect_lang
 from .turns import Split, split, summary_pair, text_of
 
 SUMMARY_SYSTEM_PROMPT = (
     "당신은 대화 기록을 정리하는 요약가입니다. 아래 대화를 이후 대화에 필요한 내용이 빠지지 않도록 "
     "한국어로 간결하게 요약하세요.\n"
-    "반드시 남길 것: 사용자가 밝힌 사실과 개인 정보, 숫자와 날짜, 조건과 제약, 선호와 취향, "
-    "아직 끝나지 않은 요청과 할 일, 어떤 도구를 어떤 인자로 호출했고 무엇을 얻었는지.\n"
+    "반드시 남길 것: 사용자가 밝힌 사실과 개인 정보, 이름, 숫자와 날짜, 장소, 조건과 제약, 선호와 취향, "
+    "정정된 내용(바뀐 뒤의 값), 아직 끝나지 않은 요청과 할 일, 어떤 도구를 어떤 인자로 호출했고 무엇을 얻었는지.\n"
     "인사말과 잡담은 생략하고, 이전 요약이 있으면 그 내용도 새 요약에 합치세요. "
-    "요약문만 출력하세요."
+    "짧은 글머리표 몇 줄로, 요약문만 출력하세요."
+)
+SUMMARY_SYSTEM_PROMPT_EN = (
+    "You summarize a conversation so that nothing needed later is lost. Write the summary in English, briefly.\n"
+    "Always keep: facts the user stated about themselves, names, numbers and dates, places, constraints, "
+    "preferences, corrections (the value after the change), unfinished requests, and which tools were called "
+    "with which arguments and what they returned.\n"
+    "Skip greetings and small talk; if a previous summary is given, merge it in. "
+    "Answer with a few short bullet lines and nothing else."
 )
 FOCUS_LINE = "특히 다음 내용을 중심으로 남기세요: {focus}"
+FOCUS_LINE_EN = "Above all keep: {focus}"
+LABELS = {
+    "ko": {"user": "사용자", "assistant": "어시스턴트", "call": "도구 호출", "result": "도구 결과",
+           "cut": "생략", "previous": "[이전 요약]", "conversation": "[대화]"},
+    "en": {"user": "User", "assistant": "Assistant", "call": "Tool call", "result": "Tool result",
+           "cut": "cut", "previous": "[Previous summary]", "conversation": "[Conversation]"},
+}
 TOOL_RESULT_PREVIEW = 1500  # characters of a tool result the summarizer reads
 
 
@@ -61,30 +77,40 @@ def apply_summary(plan: SummaryPlan, summary_text: str) -> list[BaseMessage]:
     return out.join()
 
 
-def render_message(m: BaseMessage) -> str:
+def render_message(m: BaseMessage, lang: Lang = "ko") -> str:
+    lb = LABELS[lang]
     if isinstance(m, HumanMessage):
-        return f"사용자: {text_of(m)}"
+        return f"{lb['user']}: {text_of(m)}"
     if isinstance(m, ToolMessage):
         body = text_of(m)
         if len(body) > TOOL_RESULT_PREVIEW:
-            body = body[:TOOL_RESULT_PREVIEW] + " …(생략)"
-        return f"도구 결과({m.name or 'tool'}): {body}"
+            body = body[:TOOL_RESULT_PREVIEW] + f" …({lb['cut']})"
+        return f"{lb['result']}({m.name or 'tool'}): {body}"
     if isinstance(m, AIMessage):
         lines = []
         if text_of(m).strip():
-            lines.append(f"어시스턴트: {text_of(m)}")
+            lines.append(f"{lb['assistant']}: {text_of(m)}")
         for tc in m.tool_calls:
             args = json.dumps(tc.get("args", {}), ensure_ascii=False)
-            lines.append(f"도구 호출: {tc.get('name')}({args})")
+            lines.append(f"{lb['call']}: {tc.get('name')}({args})")
         return "\n".join(lines)
     return text_of(m)
 
 
-def render_turns(turns: Sequence[Sequence[BaseMessage]]) -> str:
+def render_turns(turns: Sequence[Sequence[BaseMessage]], lang: Lang = "ko") -> str:
     blocks = []
     for t in turns:
-        blocks.append("\n".join(r for r in (render_message(m) for m in t) if r))
+        blocks.append("\n".join(r for r in (render_message(m, lang) for m in t) if r))
     return "\n\n".join(blocks)
+
+
+def span_user_texts(turns: Sequence[Sequence[BaseMessage]]) -> list[str]:
+    return [text_of(m) for t in turns for m in t if isinstance(m, HumanMessage)]
+
+
+def span_lang(turns: Sequence[Sequence[BaseMessage]]) -> Lang:
+    """The conversation's language, from what the user wrote in the span."""
+    return detect_lang(span_user_texts(turns))
 
 
 def chunk_turns(
@@ -111,14 +137,20 @@ def chunk_turns(
 
 
 def summarizer_request(
-    previous_summary: str | None, turns: Sequence[Sequence[BaseMessage]], focus: str | None = None
+    previous_summary: str | None, turns: Sequence[Sequence[BaseMessage]], focus: str | None = None,
+    lang: Lang | None = None,
 ) -> list[BaseMessage]:
-    """The plain, tool-less request that asks for one rolling summary."""
-    system = SUMMARY_SYSTEM_PROMPT
+    """The plain, tool-less request that asks for a summary, in the conversation's language.
+
+    The rolling summary (client/context/rolling.py) passes no previous summary: the model
+    summarizes only the new span and the previous summary is kept as it was."""
+    lang = lang or span_lang(turns)
+    lb = LABELS[lang]
+    system = SUMMARY_SYSTEM_PROMPT if lang == "ko" else SUMMARY_SYSTEM_PROMPT_EN
     if focus:
-        system += "\n" + FOCUS_LINE.format(focus=focus)
+        system += "\n" + (FOCUS_LINE if lang == "ko" else FOCUS_LINE_EN).format(focus=focus)
     body = ""
     if previous_summary:
-        body += f"[이전 요약]\n{previous_summary}\n\n"
-    body += f"[대화]\n{render_turns(turns)}"
+        body += f"{lb['previous']}\n{previous_summary}\n\n"
+    body += f"{lb['conversation']}\n{render_turns(turns, lang)}"
     return [SystemMessage(content=system), HumanMessage(content=body)]

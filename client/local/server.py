@@ -49,6 +49,9 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+SLOTS = 2
+
+
 class LocalServer:
     def __init__(self, binary: Path, model: Path, template: Path, *, alias: str, ctx: int = CONTEXT_WINDOW,
                  threads: int | None = None, watchdog: bool | None = None) -> None:
@@ -72,8 +75,10 @@ class LocalServer:
 
     def command(self) -> list[str]:
         cmd = [str(self.binary), "--model", str(self.model), "--alias", self.alias,
-               "--host", "127.0.0.1", "--port", str(self.port), "--ctx-size", str(self.ctx),
-               "--parallel", "1", "--jinja", "--chat-template-file", str(self.template),
+               "--host", "127.0.0.1", "--port", str(self.port), "--ctx-size", str(self.ctx * SLOTS),
+               # two slots of `ctx` each: the background summary (client/summaries.py) runs in its own
+               # slot, so the chat slot keeps its cached prompt and the next turn is not queued behind it
+               "--parallel", str(SLOTS), "--jinja", "--chat-template-file", str(self.template),
                "--offline", "--no-webui",
                "--no-context-shift"]  # a request too long for the window is an error, never silently cut
         if self.threads:

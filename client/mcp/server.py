@@ -62,6 +62,9 @@ class ServerConn:
     # -- lifecycle -------------------------------------------------------------
     async def start(self, timeout: float = START_TIMEOUT) -> bool:
         """Connect and list tools; False (with `error`) when that fails."""
+        if self.spec.missing:  # every tool it offers could only fail: never started, never offered
+            self.state, self.error = "unconfigured", ", ".join(self.spec.missing)
+            return False
         self._stop, self._ready, self._ended = asyncio.Event(), asyncio.Event(), asyncio.Event()
         self.state, self.error = "connecting", None
         self._last_attempt = time.monotonic()

@@ -27,6 +27,7 @@ TRANSPORTS = {
     "sse": "sse",
 }
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+NAVER_KEYS = ("NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET")
 _SECRET_ENV = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET")
 
 
@@ -44,6 +45,7 @@ class ServerSpec:
     secrets: list[str] = field(default_factory=list)  # values to mask wherever text leaves the hub
     timeout: float | None = None  # seconds per tool call (None: hub default)
     bundled: bool = False
+    missing: list[str] = field(default_factory=list)  # required env vars that are unset: not started
 
     @property
     def where(self) -> str:
@@ -59,10 +61,12 @@ class ServerSpec:
 def bundled_spec(name: str = BUNDLED_NAME) -> ServerSpec:
     """Our Naver search server as a stdio child, with our environment (Naver keys)."""
     secrets = [os.environ.get(n, "") for n in _SECRET_ENV]
+    missing = [n for n in NAVER_KEYS if not os.environ.get(n, "").strip()]  # its tools would all fail
     return ServerSpec(
         name=name, transport="stdio", command=sys.executable,
         args=["-m", "server", "--transport", "stdio"], env=dict(os.environ),
         shown="python -m server --transport stdio", secrets=[s for s in secrets if len(s) >= 4], bundled=True,
+        missing=missing,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..config import env_secrets
 from ..store import Store
 from .extract import extract_bullets, score_bullets
 from .policy import Bullet, merge, pack, select
@@ -47,7 +48,7 @@ class MemoryManager:
             return None
         result = MemoryUpdate()
         try:
-            bullets = await extract_bullets(self.model, rows)
+            bullets = await extract_bullets(self.model, rows, env_secrets())
         except Exception as e:  # noqa: BLE001 - memory is best effort; the chat is not
             result.error = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
             return result

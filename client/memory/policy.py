@@ -15,9 +15,7 @@ from typing import Sequence
 from ..context.budget import estimate_text_tokens
 
 MEMORY_HEADER = "[장기 기억]"
-_BULLET = re.compile(r"^\s*[-*•]\s*\[\s*(\d+(?:\s*[,，]\s*\d+)*)\s*\]\s*(.+?)\s*$")
 _SCORE = re.compile(r"^\s*(\d+)\s*[:.)=]\s*([01](?:\.\d+)?|\.\d+)\s*$")
-_NONE = {"없음", "none", "(없음)", "-"}
 DUP_THRESHOLD = 0.8
 
 
@@ -35,18 +33,10 @@ class FormatError(ValueError):
 
 
 def parse_bullets(text: str) -> list[Bullet]:
-    """`- [1, 3] 내용` lines -> bullets. A lone `없음` means no bullets."""
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    if not lines or (len(lines) == 1 and lines[0].strip().lower() in _NONE):
-        return []
-    out: list[Bullet] = []
-    for ln in lines:
-        m = _BULLET.match(ln)
-        if not m:
-            raise FormatError(f"not a bullet: {ln[:60]}")
-        turns = sorted({int(x) for x in re.split(r"[,，]", m.group(1))})
-        out.append(Bullet(m.group(2).strip(), turns))
-    return out
+    """Extraction answer -> bullets, tolerant of near-miss formats (memory/parse.py)."""
+    from .parse import parse_bullets as lenient
+
+    return lenient(text)
 
 
 def parse_scores(text: str, n: int) -> list[float]:

@@ -85,15 +85,17 @@ def test_summarize_n5_m2_rolls_forward(chat, llm):
     assert real_users(r7) == ["질문 5", "질문 6", "질문 7"]
     # 8th-10th: the pair plus turns since, no re-summarizing
     assert real_users(chat_reqs[9]) == ["질문 5", "질문 6", "질문 7", "질문 8", "질문 9", "질문 10"]
-    # 11th: a new summary covers the first one and turns 5-8
+    # 11th: the model reads only turns 5-8; the new summary extends the first one
     second_input = plain[1]["messages"][-1]["content"]
-    assert summary1 in second_input
+    assert summary1 not in second_input
     for i in (5, 6, 7, 8):
         assert f"질문 {i}" in second_input
     for i in (9, 10):
         assert f"질문 {i}" not in second_input
     r11 = chat_reqs[10]
     assert [m["content"] for m in r11["messages"]].count(SUMMARY_REQ) == 1
+    summary2 = r11["messages"][2]["content"]
+    assert summary2.startswith(summary1) and "질문 8" in summary2
     assert real_users(r11) == ["질문 9", "질문 10", "질문 11"]
     # every real message is still stored and exportable
     doc = json.loads(chat.sub("export", "sum", "--format", "json").out)

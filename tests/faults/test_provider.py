@@ -28,7 +28,7 @@ def test_5xx_three_times_gives_one_line_and_the_session_goes_on(chat, llm):
     errors = [ln for ln in (r.out + r.err).splitlines() if "오류가 발생했습니다" in ln]
     assert len(errors) == 1 and "503" in errors[0]
     assert "Traceback" not in r.err
-    assert user_texts(llm.chat_requests()[-1]) == ["둘째"]  # the failed turn was not stored
+    assert user_texts(llm.chat_requests()[-1]) == ["첫째", "둘째"]  # the failed turn's message stays, no answer
 
 
 def test_connection_error_is_retried_then_reported(chat, llm):
@@ -76,8 +76,8 @@ def test_cut_stream_is_never_kept_as_complete(chat, llm):
     assert r.code == 0, r.err
     assert "incomplete response" in r.out + r.err
     doc = chat.sub("export", "cut").out
-    assert "끊기는" not in doc and "질문\n" not in doc.replace("다음", "")
-    assert user_texts(llm.chat_requests()[-1]) == ["다음"]
+    assert "끊기는" not in doc and "질문" in doc  # the cut answer is gone, the user's message stays
+    assert user_texts(llm.chat_requests()[-1]) == ["질문", "다음"]
 
 
 def test_cut_stream_then_success_keeps_only_the_full_answer(chat, llm):

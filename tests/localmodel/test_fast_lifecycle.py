@@ -64,7 +64,7 @@ def test_start_ready_stop(tmp_path: Path, watchdog: bool) -> None:
     assert polls == 4  # it polled through the three "Loading model" answers and stopped at the first 200
     pid = s.pid
     assert pid and os.getpgid(pid) == pid  # own process group
-    assert "--parallel" in s.command() and "4096" in s.command() and "--offline" in s.command()
+    assert "--parallel" in s.command() and "8192" in s.command() and "--offline" in s.command()
     s.stop()
     assert wait_dead(pid)
     s.stop()  # idempotent

@@ -62,7 +62,8 @@ def test_local_provider_budget_labels_and_compact_tool_count(chat, llm, naver):
     r = chat("--provider", "local", "--new", "--no-memory", input="서울 맛집 검색해줘\n/context\n/help\n", env=env)
     assert r.code == 0, r.err
     first = llm.chat_requests()[0]
-    assert first["model"] == "qwen2.5-coder-1.5b-instruct-q4_k_m" and first["max_tokens"] == 1024
+    assert first["model"] == "qwen2.5-coder-1.5b-instruct-q4_k_m" and first["max_tokens"] == 512  # 4K window
+    assert first["repeat_penalty"] > 1 and first["frequency_penalty"] > 0  # llama-server's repetition guard
     assert first["temperature"] == 0.3
     assert roles(llm.chat_requests()[1])[-2:] == ["assistant", "tool"]
     assert "max_input_tokens=3072" in r.out  # 4,096 window - 1,024 reserved output

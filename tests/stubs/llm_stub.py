@@ -6,13 +6,17 @@ Real HTTP on 127.0.0.1, in a background thread. Tests assert on `requests`
 Answers, in order of precedence:
 1. `push(...)`-queued replies (dicts: {"text": ...} | {"tool_calls": [(name, args), ...]}
    | {"status": 500, "body": {...}, "headers": {...}} | {"delay": s, ...} | {"cut": True, "text": ...}
-   | {"stall": s, ...} (no bytes at all for s seconds)).
+   | {"stall": s, ...} (no bytes at all for s seconds) | {"empty": True} (a stream with no chunk at all,
+   as llama-server sometimes sends: "No generations found in stream.")).
 2. Rules, so a scripted conversation needs no queue:
    - memory requests: bullet extraction ("장기 기억 후보") -> `- [turn] <user line>`
      for every user line of 5+ characters (an over-eager extractor), else 없음; scoring ("유용성")
      -> 0.9 for lines with HIGH_VALUE words, 0.2 otherwise.
    - no `tools` in the body and a system prompt mentioning 요약 -> a summary that
      lists the first words of each user line it was given ("요약: ...").
+   - looping model: while `tools` are offered and the turn's user text has "[loop]" (or
+     `stub.loop` is set), call web_search again after every result, with new arguments each
+     time ("[loop]") or the same ones ("[loop:same]"); without tools, answer as below.
    - last message is a tool result -> "도구 결과 요약: <first 60 chars of it>".
    - last user text with a directive:
        "[tool:NAME {json args}]"  -> one call of NAME
@@ -65,6 +69,7 @@ class LLMStub:
         self.require_key: str | None = None  # when set, other bearer keys get 401
         self.report_usage = True  # False: no `usage` in answers (the client cannot calibrate)
         self.arrivals: list[float] = []  # time.monotonic() when each request arrived
+        self.loop: str | None = None  # "new" | "same" | "always" (even without tools): web_search again
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.queue: deque[dict] = deque()
@@ -189,6 +194,12 @@ class LLMStub:
             head = (prev.group(1) + " / ") if prev else ""
             summary = f"요약: {head}" + "; ".join(users)
             return {"text": summary if len(summary) <= 600 else "요약: …" + summary[-594:]}
+        user = next((_content_text(m.get("content")) for m in reversed(msgs) if m.get("role") == "user"), "")
+        if self.loop == "always":  # a stand-in that calls the tool even when none is offered
+            return {"tool_calls": [("web_search", {"query": f"loop {n}"})]}
+        if body.get("tools") and (self.loop or "[loop" in user):
+            same = self.loop == "same" or "[loop:same]" in user
+            return {"tool_calls": [("web_search", {"query": "loop" if same else f"loop {n}"})]}
         if last.get("role") == "tool":
             return {"text": "도구 결과 요약: " + _content_text(last.get("content"))[:60]}
         text = _content_text(last.get("content"))
@@ -263,6 +274,10 @@ class LLMStub:
             h.wfile.flush()
 
         try:
+            if reply.get("empty"):  # no chunk at all, just the end marker
+                h.wfile.write(b"data: [DONE]\n\n")
+                h.wfile.flush()
+                return
             send({"role": "assistant", "content": ""})
             pieces = [text[i : i + 8] for i in range(0, len(text), 8)] or [""]
             step = (reply.get("delay") or 0) / max(1, len(pieces))

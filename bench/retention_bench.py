@@ -1,0 +1,274 @@
+"""Do facts survive the context policies on a real model? Seed 000's memory test, made real.
+
+For each language (Korean, English) and policy (none, trim, summarize) one conversation: five
+kinds of facts (a name, a number, a place, a preference, a day that is later corrected) among
+unrelated turns, enough turns for two summary rolls (defaults N=5, M=2), then three questions
+about the facts (the name, the number, the corrected day). Prints facts recalled, the tokens
+of the final request, and, for summarize, how long the turn at which a summary is due takes
+against the median of the other turns, with a person's pause between messages.
+
+    python bench/retention_bench.py                    # local model (llama-server), ~10-15 min
+    python bench/retention_bench.py --provider stub    # the recording stub: a dry run of the harness
+    python bench/retention_bench.py --readme           # also write the table into README.md
+
+The local model must be prepared first (`python scripts/setup_local_model.py`). No MCP tools
+are offered: the test is about context, not search.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from client.agent import build_agent, build_model  # noqa: E402
+from client.config import Settings, add_chat_options, resolve  # noqa: E402
+from client.context.policy import ContextSettings  # noqa: E402
+from client.session import ChatSession, Notice, TurnDone  # noqa: E402
+from client.store import open_store  # noqa: E402
+
+# (message, ) planted; probes: (question, accepted answers)
+CONVERSATIONS: dict[str, dict] = {
+    "ko": {
+        "turns": [
+            "기억해 줘: 내 고양이 이름은 모찌야.",
+            "파이썬에서 리스트를 정렬하는 방법을 한 문장으로 알려줘.",
+            "내 사물함 번호는 4817이야.",
+            "좋은 아침 인사말 하나만 알려줘.",
+            "나는 부산 해운대에 살아.",
+            "나는 매운 음식을 좋아해.",
+            "치과 예약은 화요일이야.",
+            "하늘이 파란 이유를 한 문장으로 말해 줘.",
+            "사실 치과 예약은 목요일로 바뀌었어.",
+            "간단한 저녁 메뉴 하나 추천해 줘.",
+            "산책하기 좋은 시간을 한 문장으로 말해 줘.",
+        ],
+        "probes": [
+            ("내 고양이 이름이 뭐였지? 이름만 답해 줘.", ["모찌"]),
+            ("내 사물함 번호가 뭐였지? 숫자만 답해 줘.", ["4817"]),
+            ("치과 예약이 무슨 요일이지? 요일만 답해 줘.", ["목요일"]),
+        ],
+    },
+    "en": {
+        "turns": [
+            "Please remember: my cat's name is Mochi.",
+            "In one sentence, how do I sort a list in Python?",
+            "My locker number is 4817.",
+            "Give me one short good-morning greeting.",
+            "I live in Lisbon, near the river.",
+            "I love spicy food.",
+            "My dentist appointment is on Tuesday.",
+            "In one sentence, why is the sky blue?",
+            "Actually, the dentist appointment moved to Thursday.",
+            "Suggest one quick dinner idea.",
+            "In one sentence, when is a good time for a walk?",
+        ],
+        "probes": [
+            ("What is my cat's name? Answer with the name only.", ["mochi"]),
+            ("What is my locker number? Answer with the number only.", ["4817"]),
+            ("Which day is my dentist appointment? Answer with the day only.", ["thursday"]),
+        ],
+    },
+}
+POLICIES = {  # strategy, max_turns, summary_after (the documented defaults)
+    "none": ("none", None, 5),
+    "trim": ("trim", 5, 5),
+    "summarize": ("summarize", 2, 5),
+}
+BRIEF = " 답은 한두 문장으로 짧게 하세요. Answer briefly, in the user's language."
+
+
+@dataclass
+class Run:
+    lang: str
+    policy: str
+    recalled: int = 0
+    probes: int = 0
+    final_tokens: int = 0
+    final_estimated: int = 0
+    times: list[float] = field(default_factory=list)
+    due: list[int] = field(default_factory=list)  # indexes of turns at which a summary was due
+    waited: int = 0  # turns that waited for a summary
+    answers: list[str] = field(default_factory=list)
+    summary: str = ""
+
+    def due_ratio(self) -> float | None:
+        ordinary = [t for i, t in enumerate(self.times) if i not in self.due]
+        due = [self.times[i] for i in self.due if i < len(self.times)]
+        if not ordinary or not due:
+            return None
+        return max(due) / statistics.median(ordinary)
+
+
+def settings_for(provider: str, base_url: str | None, answer_tokens: int = 160) -> Settings:
+    p = argparse.ArgumentParser()
+    add_chat_options(p)
+    argv = ["--provider", "openai" if provider == "stub" else provider, "--no-memory"]
+    if provider == "stub":
+        argv += ["--base-url", base_url or "", "--model", "stub"]
+        os.environ.setdefault("OPENAI_MODEL", "stub")
+    s = resolve(p.parse_args(argv))
+    s.max_output_tokens = min(s.max_output_tokens, answer_tokens)  # short answers: the facts, not prose, are tested
+    s.timeout = max(s.timeout, 600.0)  # a loaded shared machine: prompt processing alone can pass 120 s
+    s.system_prompt += BRIEF
+    return s
+
+
+def recalled(answer: str, accepted: list[str]) -> bool:
+    a = answer.lower()
+    return any(x in a for x in accepted)
+
+
+async def run_one(base: Settings, lang: str, policy: str, pause: float, db: str) -> Run:
+    strategy, max_turns, after = POLICIES[policy]
+    s = Settings(**{**base.__dict__})
+    s.context = ContextSettings(strategy, max_turns, after)  # type: ignore[arg-type]
+    s.db = db
+    store = await open_store(db)
+    run = Run(lang, policy)
+    try:
+        model = build_model(s, with_tools=False)
+        agent, mw = build_agent(model, [], store.checkpointer, s.max_input_tokens)
+        if s.provider == "local":
+            mw.calibration.ratio = 1.2  # as the client does
+        session = ChatSession(s, store, agent, mw, build_model(s, with_tools=False))
+        session.wait_for_summary = pause <= 0  # a person at a terminal: summaries in the background
+        await session.open(f"{lang}-{policy}")
+        conv = CONVERSATIONS[lang]
+        messages = [*conv["turns"], *(q for q, _ in conv["probes"])]
+        n_planted = len(conv["turns"])
+        seen = None
+        for i, text in enumerate(messages):
+            # due: the first turn after a summary was started (the turn that used to wait for it)
+            pending = session.summaries.pending
+            due_now = pending is not None and pending is not seen
+            seen = pending
+            started = time.perf_counter()
+            answer, done = "", None
+            async for ev in session.turn(text):
+                if isinstance(ev, TurnDone):
+                    done = ev
+                elif isinstance(ev, Notice) and ev.key == "summary_wait":
+                    run.waited += 1
+                elif hasattr(ev, "delta"):
+                    answer += ev.delta
+            run.times.append(time.perf_counter() - started)
+            if due_now:
+                run.due.append(i)
+            if i >= n_planted:
+                ok = recalled(answer, conv["probes"][i - n_planted][1])
+                run.recalled += ok
+                run.probes += 1
+                run.answers.append(("✓ " if ok else "✗ ") + re.sub(r"\s+", " ", answer.strip())[:80])
+            if done is not None and i == len(messages) - 1:
+                run.final_tokens = done.stats.reported or done.stats.estimated
+                run.final_estimated = done.stats.estimated
+            if pause > 0 and policy == "summarize" and i < len(messages) - 1:
+                await asyncio.sleep(pause)  # the person reads the answer and types the next message
+        run.summary = await session.current_summary() or ""
+        session.summaries.cancel()
+    finally:
+        await store.close()
+    return run
+
+
+def table(runs: list[Run]) -> str:
+    none_tokens = {r.lang: r.final_tokens for r in runs if r.policy == "none"}
+    rows = ["| 언어 | 정책 | 기억한 사실 | 마지막 요청 토큰 | none 대비 | 요약 시점 턴 / 보통 턴 중앙값 |",
+            "|---|---|---|---|---|---|"]
+    for r in runs:
+        base = none_tokens.get(r.lang) or 0
+        pct = f"{100 * r.final_tokens / base:.0f}%" if base else "-"
+        ratio = r.due_ratio()
+        due = f"{ratio:.2f}x" if ratio is not None and r.policy == "summarize" else "-"
+        rows.append(f"| {r.lang} | {r.policy} | {r.recalled}/{r.probes} | {r.final_tokens} | {pct} | {due} |")
+    by_policy: dict[str, list[int]] = {}
+    for r in runs:
+        got = by_policy.setdefault(r.policy, [0, 0])
+        got[0] += r.recalled
+        got[1] += r.probes
+    rows.append("")
+    rows.append("합계: " + ", ".join(f"{p} {a}/{b}" for p, (a, b) in by_policy.items()))
+    return "\n".join(rows)
+
+
+def write_readme(text: str, meta: str) -> None:
+    path = ROOT / "README.md"
+    doc = path.read_text(encoding="utf-8")
+    start, end = "<!-- retention-bench -->", "<!-- /retention-bench -->"
+    block = f"{start}\n{meta}\n\n{text}\n{end}"
+    if start in doc and end in doc:
+        doc = doc[: doc.index(start)] + block + doc[doc.index(end) + len(end):]
+    else:
+        doc = doc.rstrip() + "\n\n" + block + "\n"
+    path.write_text(doc, encoding="utf-8")
+
+
+async def main_async(args: argparse.Namespace) -> list[Run]:
+    from client.providers import provider_runtime
+
+    os.environ.setdefault("MCP_CHAT_TEMPERATURE", "0")
+    stub = None
+    if args.provider == "stub":
+        from tests.stubs.llm_stub import LLMStub
+
+        stub = LLMStub().start()
+    try:
+        os.environ.setdefault("LANGCHAIN_OPENAI_STREAM_CHUNK_TIMEOUT_S", "600")
+        s = settings_for(args.provider, stub.base_url if stub else None, args.answer_tokens)
+        runs: list[Run] = []
+        async with provider_runtime(s):
+            with tempfile.TemporaryDirectory() as tmp:
+                for lang in args.langs.split(","):
+                    for policy in args.policies.split(","):
+                        t0 = time.perf_counter()
+                        r = await run_one(s, lang, policy, args.pause, str(Path(tmp) / f"{lang}-{policy}.db"))
+                        runs.append(r)
+                        print(f"[{lang}/{policy}] {r.recalled}/{r.probes} facts, final request {r.final_tokens} "
+                              f"tokens, {time.perf_counter() - t0:.0f}s, turn times "
+                              f"{[round(x, 1) for x in r.times]}, due {r.due}, waited {r.waited}", flush=True)
+                        for a in r.answers:
+                            print("   ", a, flush=True)
+                        if args.verbose and r.summary:
+                            print("    summary:", r.summary.replace("\n", " | "), flush=True)
+        return runs
+    finally:
+        if stub is not None:
+            stub.stop()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--provider", default="local", choices=("local", "openai", "clova", "stub"))
+    ap.add_argument("--langs", default="ko,en")
+    ap.add_argument("--policies", default="none,trim,summarize")
+    ap.add_argument("--pause", type=float, default=4.0, help="seconds between messages (a person reading and typing)")
+    ap.add_argument("--answer-tokens", type=int, default=160, help="output limit of one answer")
+    ap.add_argument("--readme", action="store_true", help="write the table into README.md")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print the final summaries")
+    args = ap.parse_args()
+    started = time.perf_counter()
+    runs = asyncio.run(main_async(args))
+    text = table(runs)
+    print()
+    print(text)
+    minutes = (time.perf_counter() - started) / 60
+    print(f"\n({minutes:.1f} min)")
+    if args.readme:
+        meta = (f"`python bench/retention_bench.py --provider {args.provider}` (온도 0, 메시지 사이 {args.pause:g}초 멈춤, "
+                f"요약 N=5 M=2, trim M=5, 도구 없음; 약 {minutes:.0f}분)")
+        write_readme(text, meta)
+
+
+if __name__ == "__main__":
+    main()

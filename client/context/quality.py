@@ -1,0 +1,176 @@
+"""Judging what a small model wrote: language, salient facts, degenerate text, loops.
+
+Pure string functions, no model calls. Used by the rolling summary (what must survive
+a summary, and which summaries to refuse) and by the turn (a looping answer is cut).
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from typing import Iterable, Literal
+
+Lang = Literal["ko", "en"]
+
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_LATIN = re.compile(r"[A-Za-z]")
+_SENTENCE = re.compile(r"[^.!?。\n]+[.!?。]*")
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_QUOTED = re.compile(r"[\"“'‘「『]([^\"”'’」』]{2,80})[\"”'’」』]")
+_CAPITALIZED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
+_SELF_EN = re.compile(r"\b(I|I'm|I've|I'll|my|me|mine|we|our|us)\b", re.I)
+_SELF_KO = re.compile(r"(^|\s)(나는|난|내가|내\s|나의|저는|전\s|제가|제\s|저의|우리|저희)")
+_CORRECTION = re.compile(r"\b(actually|correction|instead|changed|moved|not anymore|no longer)\b|"
+                         r"(사실은|사실|정정|바뀌|바꿨|변경|옮겨|아니라|말고|취소)", re.I)
+_QUESTION_KO = re.compile(r"(까|나요|니|냐|가요|죠|어때|알려\s*줘|뭐야|뭐지|해\s*줘|해\s*주세요)[.?!]*$")
+_KO_PARTICLES = ("에서는", "으로는", "이라고", "에서", "으로", "이야", "예요", "이에요", "입니다", "이고",
+                 "은", "는", "이", "가", "을", "를", "에", "의", "도", "야", "로", "와", "과", "랑", "요")
+_STOP_KO = {"기억", "사실", "이름", "우리", "저희", "정말", "그리고", "그런데", "지금", "나는", "저는", "내가", "제가",
+            "바뀌었어", "바뀌었어요"}
+_STOP_EN = {"the", "and", "for", "that", "this", "with", "have", "from", "about", "what", "your",
+            "will", "just", "like", "please", "remember", "also", "some", "them", "they", "there",
+            "actually", "name", "live", "is", "really", "been", "were", "was"}
+_REQUEST_EN = re.compile(r"^(please\s+)?(tell|give|show|suggest|explain|write|list|help|make|find|recommend|"
+                         r"describe|translate|summari[sz]e|can|could|would|will|what|how|why|when|where|who|"
+                         r"which|is|are|do|does|let's|say)\b", re.I)
+_ACK = re.compile(r"^(?:(?:ok|okay|thanks|thank you|great|cool|nice|sure|yes|no|고마워|감사|좋아|알겠어|네|응)[\W\s]*)+$", re.I)
+_REFUSAL = re.compile(r"(I'?m sorry|I apologi[sz]e|I can ?not|I can't|I am unable|as an AI|"
+                      r"죄송|할 수 없|수 없습니다|도와드릴 수 없)", re.I)
+
+
+def detect_lang(texts: Iterable[str]) -> Lang:
+    """English when the text has real English in it (a dozen Latin letters or more) and
+    Hangul syllables are under a fifth of the words' weight; Korean otherwise (the default)."""
+    joined = " ".join(texts)
+    hangul = len(_HANGUL.findall(joined))
+    latin = len(_LATIN.findall(joined))
+    if latin < 12:
+        return "ko"
+    return "ko" if hangul >= 0.2 * (hangul + latin / 3) else "en"
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+
+
+def _ko_stem(word: str) -> str:
+    if len(word) <= 4 and word.endswith(("어", "아", "었어", "했어")):
+        return ""  # a verb (살아, 좋아, 바뀌었어): the nouns carry the fact
+    for p in _KO_PARTICLES:
+        if word.endswith(p) and len(word) - len(p) >= (2 if len(p) == 1 else 1):
+            return word[: -len(p)]
+    return word
+
+
+def key_terms(text: str) -> list[str]:
+    """Words a faithful summary of `text` must contain: numbers, quoted strings, names, and
+    the content words of a short first-person statement."""
+    terms: list[str] = []
+    terms += _NUMBER.findall(text)
+    terms += [q.strip() for q in _QUOTED.findall(text)]
+    terms += _CAPITALIZED.findall(text)
+    for w in re.findall(r"(?<![0-9])[\uac00-\ud7a3]{2,}", text):  # not units (14일, 3개)
+        stem = _ko_stem(w)
+        if len(stem) >= 2 and stem not in _STOP_KO:
+            terms.append(stem)
+    for w in re.findall(r"[A-Za-z]{4,}", text):
+        if w.lower() not in _STOP_EN:
+            terms.append(w)
+    seen: set[str] = set()
+    return [t for t in terms if not (t.lower() in seen or seen.add(t.lower()))]
+
+
+def is_correction(sentence: str) -> bool:
+    return bool(_CORRECTION.search(sentence))
+
+
+def is_question(sentence: str) -> bool:
+    """A question or a request (which the answer, not the summary, takes care of)."""
+    s = sentence.strip()
+    return s.endswith("?") or bool(_QUESTION_KO.search(s)) or bool(_REQUEST_EN.match(s))
+
+
+def salient_statements(user_texts: Iterable[str], max_chars: int = 200) -> list[str]:
+    """Short user statements worth keeping verbatim: every declarative sentence (a fact, a
+    preference, a correction); not questions or requests. Acknowledgements ("ok", "고마워") are not facts."""
+    out: list[str] = []
+    for text in user_texts:
+        for s in sentences(text):
+            if len(s) > max_chars or len(s) < 6 or _ACK.match(s):
+                continue
+            if is_question(s):
+                continue
+            if s not in out:
+                out.append(s)
+    return out
+
+
+def missing_terms(statement: str, summary: str) -> list[str]:
+    low = summary.lower()
+    return [t for t in key_terms(statement) if t.lower() not in low]
+
+
+# -- degenerate text -----------------------------------------------------------
+def repetition_score(text: str) -> float:
+    """Compressed size / raw size (UTF-8): a loop compresses far better than prose."""
+    raw = text.encode("utf-8")
+    return len(zlib.compress(raw, 9)) / max(1, len(raw))
+
+
+def repeated_sentence(text: str, times: int = 3) -> str | None:
+    counts: dict[str, int] = {}
+    for s in sentences(text):
+        key = re.sub(r"\W+", " ", s).strip().lower()
+        if len(key) < 6:
+            continue
+        counts[key] = counts.get(key, 0) + 1
+        if counts[key] >= times:
+            return s
+    return None
+
+
+_LOOP = re.compile(r"(.{6,200}?)\1{3,}", re.S)
+
+
+def is_loop(text: str) -> bool:
+    t = text.strip()
+    if repeated_sentence(t) or _LOOP.search(t):
+        return True
+    return len(t.encode()) > 600 and repetition_score(t) < 0.12
+
+
+def cut_loop(text: str) -> str | None:
+    """The text up to the end of the first occurrence of what it repeats, or None when
+    it is not a loop."""
+    if not is_loop(text):
+        return None
+    rep = repeated_sentence(text)
+    if rep:
+        first = text.find(rep)
+        if first >= 0:
+            return text[: first + len(rep)].rstrip() + " …"
+    m = _LOOP.search(text)
+    if m:
+        return (text[: m.start()] + m.group(1)).rstrip() + " …"
+    return text[: max(200, len(text) // 4)].rstrip() + " …"
+
+
+def degenerate_reason(text: str, *, request_texts: Iterable[str] = ()) -> str | None:
+    """Why a summary must not be stored: empty, a loop, a refusal, or an echo of the request."""
+    t = text.strip()
+    if len(t) < 4:
+        return "empty"
+    if is_loop(t):
+        return "repetition"
+    if len(t) < 300 and _REFUSAL.search(t):
+        return "refusal"
+    lines = [ln.strip() for ln in t.splitlines() if ln.strip()]
+    req_lines = {ln.strip() for r in request_texts for ln in r.splitlines() if len(ln.strip()) >= 6}
+    if lines and req_lines:
+        echoed = sum(1 for ln in lines if ln in req_lines)
+        if echoed / len(lines) >= 0.6:
+            return "echo"
+    markers = ("[대화]", "[Conversation]", "[이전 요약]", "요약가입니다", "You summarize")
+    if any(mk in t for mk in markers):
+        return "echo"
+    return None

@@ -1,0 +1,45 @@
+"""Facts survive rolling summaries on the real model (a small bench/retention_bench.py).
+
+Korean and English, summarize with the documented defaults (two rolls before the questions).
+Floors: every planted fact is still in the summary pair the model reads (whatever the model
+wrote), and the answers recall at least 4 of the 6 facts. The full figures are the bench's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from tests.localmodel.conftest import FIGURES
+
+pytestmark = [pytest.mark.localmodel, pytest.mark.timeout(1500)]
+ROOT = Path(__file__).resolve().parents[2]
+KEYS = {"ko": ["모찌", "4817", "목요일"], "en": ["Mochi", "4817", "Thursday"]}
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("retention_bench", ROOT / "bench" / "retention_bench.py")
+    mod = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_summaries_keep_the_facts_on_the_real_model(local_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("MCP_CHAT_TEMPERATURE", "0")
+    bench = _bench()
+    s = bench.settings_for("local", None)
+    s.base_url = local_server.base_url
+    total = 0
+    for lang in ("ko", "en"):
+        run = asyncio.run(bench.run_one(s, lang, "summarize", 0, str(tmp_path / f"{lang}.db")))
+        assert run.summary, "no summary was made"
+        for key in KEYS[lang][:2]:  # planted in turns 1 and 3: folded by the first roll
+            assert key in run.summary, (key, run.summary)
+        total += run.recalled
+        FIGURES[f"retention_{lang}_recalled"] = run.recalled
+        FIGURES[f"retention_{lang}_final_tokens"] = run.final_tokens
+    assert total >= 4, f"recalled {total}/6"

@@ -1,0 +1,112 @@
+"""client.context.quality and client.context.rolling: what a small model may not break."""
+
+from __future__ import annotations
+
+import asyncio
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+from client.context.quality import (
+    cut_loop,
+    degenerate_reason,
+    detect_lang,
+    is_loop,
+    missing_terms,
+    salient_statements,
+)
+from client.context.rolling import is_extension, notes_of, roll_summary
+from client.context.summarize import plan_summary
+
+
+def turn(u: str, a: str = "네, 알겠습니다.") -> list:
+    return [HumanMessage(content=u, id=f"u-{u}"), AIMessage(content=a, id=f"a-{u}")]
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_language_follows_the_user():
+    assert detect_lang(["내 고양이 이름은 모찌야."]) == "ko"
+    assert detect_lang(["My cat's name is Mochi and I live in Lisbon."]) == "en"
+    assert detect_lang(["u1", "ok"]) == "ko"  # too little to tell: the default
+
+
+def test_salient_statements_are_declaratives_not_questions():
+    got = salient_statements(["내 고양이 이름은 모찌야.", "하늘은 왜 파래?", "농담 하나 해 줘",
+                              "Actually the meeting moved to Thursday.", "Tell me a joke.", "ok thanks"])
+    assert got == ["내 고양이 이름은 모찌야.", "Actually the meeting moved to Thursday."]
+
+
+def test_missing_terms_names_numbers_places():
+    assert missing_terms("내 사물함 번호는 4817이야.", "사용자의 사물함 번호는 4817") == []
+    assert "4817" in missing_terms("내 사물함 번호는 4817이야.", "사용자의 사물함 번호를 들었다")
+    assert missing_terms("I live in Lisbon.", "The user lives in lisbon.") == []
+
+
+def test_degenerate_answers_are_named():
+    assert degenerate_reason("") == "empty"
+    assert degenerate_reason("요약입니다. " * 30) == "repetition"
+    assert degenerate_reason("I'm sorry, I cannot help with that.") == "refusal"
+    req = "[대화]\n사용자: 내 고양이 이름은 모찌야.\n어시스턴트: 네."
+    assert degenerate_reason("사용자: 내 고양이 이름은 모찌야.\n어시스턴트: 네.", request_texts=[req]) == "echo"
+    assert degenerate_reason("- 사용자의 고양이 이름: 모찌") is None
+
+
+def test_a_loop_is_cut_after_its_first_round():
+    text = "첫 답입니다. " + "같은 말을 되풀이합니다. " * 30
+    assert is_loop(text)
+    assert cut_loop(text) == "첫 답입니다. 같은 말을 되풀이합니다. …"
+    assert cut_loop("짧고 정상적인 답입니다. 두 번째 문장도 있습니다.") is None
+
+
+def _plan(turns, prev=None):
+    msgs = [SystemMessage(content="s")]
+    if prev:
+        msgs += [HumanMessage(content="지금까지의 대화를 요약해 주세요.", additional_kwargs={"synthetic": True}),
+                 AIMessage(content=prev, additional_kwargs={"synthetic": True})]
+    for t in turns:
+        msgs += t
+    return plan_summary(msgs, 1, 1)
+
+
+def test_previous_summary_is_kept_whatever_the_model_answers():
+    prev = '- 고양이: 모찌\n- 사용자 발언: "내 사물함 번호는 4817이야."'
+    for answer in ["", "요약. " * 50, "I'm sorry, I can't.", "- 새 내용: 저녁 메뉴 추천"]:
+        async def ask(request, answer=answer):
+            assert "모찌" not in request[-1].content  # the model reads only the new span
+            return answer
+        plan = _plan([turn("나는 부산 해운대에 살아."), turn("저녁 메뉴 추천해 줘")], prev)
+        rolled = run(roll_summary(plan, ask, chunk_tokens=6000, summary_budget=1000))
+        assert rolled.text.startswith(prev)
+        assert "해운대" in rolled.text
+        assert is_extension(prev, rolled.text)
+
+
+def test_compression_keeps_every_note_and_key_word():
+    prev = "\n".join("- 사용자는 날씨 이야기를 했다" for _ in range(40))  # redundant lines
+    prev += '\n- 사용자 발언: "내 고양이 이름은 모찌야."\n- 여행지: 제주'
+
+    async def ask(request):
+        if "짧게 줄이" in request[0].content:
+            return "- 사용자는 날씨 이야기를 했다"  # drops 제주 and the note
+        return "- 사용자는 해운대에 산다"
+
+    plan = _plan([turn("나는 부산 해운대에 살아."), turn("하늘은 왜 파래?")], prev)
+    rolled = run(roll_summary(plan, ask, chunk_tokens=6000, summary_budget=200))
+    assert rolled.compressed
+    assert len(rolled.text) < len(prev)
+    assert "제주" in rolled.text and "내 고양이 이름은 모찌야." in notes_of(rolled.text)
+    assert "해운대" in rolled.text
+
+
+def test_degenerate_compression_is_refused():
+    prev = "\n".join(f"- 줄 {i}: 사용자가 말한 내용" for i in range(60))
+
+    async def ask(request):
+        return "반복. " * 80
+
+    plan = _plan([turn("나는 부산에 살아."), turn("하늘은 왜 파래?")], prev)
+    rolled = run(roll_summary(plan, ask, chunk_tokens=6000, summary_budget=100))
+    assert not rolled.compressed and rolled.text.startswith(prev)
+    assert "repetition" in rolled.rejected
