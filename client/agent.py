@@ -191,7 +191,9 @@ def tool_schemas(tools: list[BaseTool]) -> list[dict[str, Any]]:
 
 
 def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, budget: int,
-                debug: bool = False) -> tuple[Any, ContextMiddleware]:
+                debug: bool = False, gate: AgentMiddleware | None = None) -> tuple[Any, ContextMiddleware]:
+    """`gate`: the tool-permission hook (client/mcp/gate.py), innermost around every tool call."""
     mw = ContextMiddleware(budget=budget, tools_tokens=estimate_tools_tokens(tool_schemas(tools)), debug=debug)
-    agent = create_agent(model, tools, checkpointer=checkpointer, middleware=[mw, ToolResultText()])
+    middleware: list[AgentMiddleware] = [mw, ToolResultText(), *([gate] if gate is not None else [])]
+    agent = create_agent(model, tools, checkpointer=checkpointer, middleware=middleware)
     return agent, mw
