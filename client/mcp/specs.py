@@ -3,6 +3,8 @@
 The file uses the shape Claude Desktop, Cursor and others share:
     {"mcpServers": {"name": {"command": "...", "args": [...], "env": {...}},
                     "other": {"url": "https://.../mcp", "headers": {...}}}}
+`"alwaysAllow": ["tool", ...]` (or Cline's `"autoApprove"`; `"*"` = every tool) lists tools that
+run without asking (client/mcp/permissions.py).
 `${VAR}` (or `${VAR:-default}`) in command, args, env, cwd, url and headers is
 taken from the environment. Header and env values are secrets: never shown.
 Problems are `ConfigError`s naming the file and the entry (exit code 2).
