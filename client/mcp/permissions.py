@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Iterable, Literal
 
+from ..render import redact
 from .saved_approvals import SavedApprovals, SavedKey
 
 Answer = Literal["once", "session", "always", "deny"]
@@ -145,7 +146,7 @@ class Permissions:
             verdict = decide(call, self.state())  # an answer given meanwhile may cover this call
             if verdict is not None:
                 return verdict
-            shown = self._mask(mask(json.dumps(args, ensure_ascii=False, indent=1)))
+            shown = redact(mask(json.dumps(args, ensure_ascii=False, indent=1)), sorted(self.secrets, key=len, reverse=True))
             request = ApprovalRequest(call.key.server, call.where, call.key.tool, shown[:ARGS_SHOWN],
                                       max(0, len(shown) - ARGS_SHOWN), destructive)
             try:
@@ -162,12 +163,6 @@ class Permissions:
             if err:
                 self.save_errors.append(err)
         return verdict
-
-    def _mask(self, text: str) -> str:
-        for v in sorted(self.secrets, key=len, reverse=True):
-            if v:
-                text = text.replace(v, "***")
-        return text
 
     def listing(self, servers: Iterable[tuple[str, list[str], list[str]]]) -> Listing:
         """`servers`: (name, alwaysAllow list, read-only tool names) per connected server."""
