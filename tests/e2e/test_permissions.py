@@ -41,8 +41,9 @@ def run(chat, config: str, lines: list[str], *args: str, env: dict | None = None
     return r
 
 
-def exported(chat, out: str) -> dict:
-    tid = next(ln.split(":", 1)[1].strip() for ln in out.splitlines() if "세션 ID:" in ln)
+def exported(chat, r) -> dict:
+    both = r.out + "\n" + r.err  # the session-id line may go to either stream
+    tid = next(ln.split(":", 1)[1].strip() for ln in both.splitlines() if "세션 ID:" in ln)
     r = chat.sub("export", tid, "--format", "json")
     assert r.code == 0, r.err
     return json.loads(r.out)
@@ -77,7 +78,7 @@ def test_piped_without_yes_denies_writes_but_runs_read_only_and_always_allow(cha
     assert "설정의 alwaysAllow [fs]: create_directory" in both
     assert "읽기 전용 도구(readOnlyHint) [fs]: " in both and "read_text_file" in both
     # the denial and the approvals are in the transcript and its exports
-    doc = exported(chat, r.out)
+    doc = exported(chat, r)
     assert permissions_of(doc) == {"write_file": ["deny:no_terminal"], "read_text_file": ["allow:read_only"],
                                    "create_directory": ["allow:always_allow"]}
     md = chat.sub("export", doc["thread_id"]).out
@@ -109,7 +110,7 @@ def test_yes_approves_everything(chat, llm, everything_js, files, tmp_path, how)
     assert target.read_text(encoding="utf-8") == "written-by-yes"
     result = tool_results(llm.chat_requests())["write_file"][0]
     assert DENIED not in result and "Successfully wrote" in result
-    assert permissions_of(exported(chat, r.out)) == {"write_file": ["allow:yes"]}
+    assert permissions_of(exported(chat, r)) == {"write_file": ["allow:yes"]}
 
 
 def test_bad_yes_variable_is_a_config_error(chat, llm):
@@ -135,7 +136,7 @@ def test_saved_always_applies_without_a_terminal_unless_others_could_write_it(ch
     r = run(chat, config, [line, "/permissions"], "--user", "alice")
     assert target.read_text(encoding="utf-8") == "saved-approval"
     assert f"항상 허용 (저장됨, {saved}): fs/write_file" in r.out + r.err
-    assert permissions_of(exported(chat, r.out)) == {"write_file": ["allow:saved"]}
+    assert permissions_of(exported(chat, r)) == {"write_file": ["allow:saved"]}
     # another user's approvals are not this user's; /permissions reset forgets them
     llm.clear()
     run(chat, config, [line.replace("saved.txt", "bob.txt")], "--user", "bob")
