@@ -58,6 +58,9 @@ async def run_chat(settings: Settings) -> int:
 async def _chat(settings: Settings, specs: list) -> int:
     from .agent import build_agent, build_model, check_key
     from .mcp import ToolHub
+    from .mcp.gate import PermissionGate
+    from .mcp.permissions import Permissions
+    from .mcp.saved_approvals import SavedApprovals, approvals_path
     from .repl import Repl
     from .session import ChatSession
 
@@ -66,7 +69,8 @@ async def _chat(settings: Settings, specs: list) -> int:
     renderer = make_renderer()  # rich at a terminal, plain when piped
     await check_key(settings)
     store = await open_store(settings.db)
-    hub = ToolHub(specs, settings.debug)
+    permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), secrets=settings.secrets())
+    hub = ToolHub(specs, settings.debug, permissions)  # the REPL injects the terminal approver
     try:
         await hub.connect()
         for server in hub.failed():  # one line per server; the others keep their tools
@@ -80,7 +84,8 @@ async def _chat(settings: Settings, specs: list) -> int:
         model = build_model(settings, with_tools=bool(hub.tools))
         summarizer = build_model(settings, with_tools=False)
         agent, mw = build_agent(model, hub.tools, store.checkpointer, settings.max_input_tokens, settings.debug,
-                                max_model_calls=settings.max_model_calls, max_tool_calls=settings.max_tool_calls)
+                                max_model_calls=settings.max_model_calls, max_tool_calls=settings.max_tool_calls,
+                                gate=PermissionGate(hub.authorize, hub.tool_of))
         if settings.provider == "local":  # the local template lists tools compactly: count what is sent
             from .providers import local_tools_tokens
 

@@ -195,8 +195,11 @@ def tool_schemas(tools: list[BaseTool]) -> list[dict[str, Any]]:
 
 def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, budget: int,
                 debug: bool = False, *, max_model_calls: int = DEFAULT_MAX_MODEL_CALLS,
-                max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS) -> tuple[Any, ContextMiddleware]:
+                max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+                gate: AgentMiddleware | None = None) -> tuple[Any, ContextMiddleware]:
+    """`gate`: the tool-permission hook (client/mcp/gate.py), innermost around every tool call."""
     mw = ContextMiddleware(budget=budget, tools_tokens=estimate_tools_tokens(tool_schemas(tools)), debug=debug)
     limits = TurnLimits(max_model_calls, max_tool_calls)  # outermost: decides whether a call gets tools
-    agent = create_agent(model, tools, checkpointer=checkpointer, middleware=[limits, mw, ToolResultText()])
+    middleware: list[AgentMiddleware] = [limits, mw, ToolResultText(), *([gate] if gate is not None else [])]
+    agent = create_agent(model, tools, checkpointer=checkpointer, middleware=middleware)
     return agent, mw

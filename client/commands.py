@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "tokens": ("", "턴별/전체 토큰 사용량 (API 보고값)", "per-turn and total tokens (API-reported)"),
     "tools": ("", "서버별 도구와 설명", "tools per server, with descriptions"),
     "servers": ("", "MCP 서버 상태", "MCP server states"),
+    "permissions": ("[reset]", "도구 허용 목록 보기/초기화", "list or reset tool approvals"),
     "title": ("[TEXT]", "세션 제목 보기/바꾸기", "show or rename the session title"),
     "memory": ("", "장기 기억 목록 (점수, 출처)", "long-term memory (scores, sources)"),
     "forget": ("N", "장기 기억 N번 삭제", "delete memory item N"),

@@ -23,6 +23,8 @@ def to_json(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]]) ->
             d["tool_call_id"] = m.tool_call_id
             d["name"] = m.name
             d["error"] = m.status == "error"
+            if m.additional_kwargs.get("permission"):
+                d["permission"] = m.additional_kwargs["permission"]  # allow:once, deny:user, ...
         if is_synthetic(m):
             d["synthetic"] = True
         items.append(d)
@@ -33,6 +35,12 @@ def to_json(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]]) ->
         "messages": items,
     }
     return json.dumps(doc, ensure_ascii=False, indent=2)
+
+
+def perm_words(label: str) -> str:
+    """`allow:once` -> `허용 (이번만 허용)` in the UI language."""
+    kind, _, why = label.partition(":")
+    return t("export_perm_" + kind, why=t("perm_why_" + why))
 
 
 def to_markdown(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]]) -> str:
@@ -55,6 +63,9 @@ def to_markdown(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]]
             lines += [f"**user**: {text_of(m)}", ""]
         elif isinstance(m, ToolMessage):
             tag = "tool error" if m.status == "error" else "tool result"
+            perm = m.additional_kwargs.get("permission")
+            if perm:
+                lines += [f"**permission** `{m.name or ''}`: {perm_words(perm)}", ""]
             lines += [f"**{tag}** `{m.name or ''}`:", "", "```", text_of(m), "```", ""]
         elif isinstance(m, AIMessage):
             for c in m.tool_calls:

@@ -11,7 +11,8 @@ and never read as rich markup.
 from __future__ import annotations
 
 import time
-from typing import Sequence, TextIO
+from contextlib import contextmanager
+from typing import Iterator, Sequence, TextIO
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.live import Live
@@ -62,9 +63,25 @@ class RichRenderer(Renderer):
         self._answer, self._tools = "", []
         self._started = time.monotonic()
         self._wait(label or t("spin_thinking"))
+        self._start_live()
+
+    def _start_live(self) -> None:
         self._live = Live(console=self.console, get_renderable=self._view, transient=True,
                           refresh_per_second=12, redirect_stdout=True, redirect_stderr=True)
         self._live.start(refresh=True)  # drawn now: the first print above it must know its height
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """No live region meanwhile (a question is asked); it comes back after, if a turn runs."""
+        self._flush_answer()
+        live, self._live = self._live, None
+        if live is not None:
+            live.stop()
+        try:
+            yield
+        finally:
+            if live is not None and self._live is None:
+                self._start_live()
 
     def end_turn(self) -> None:
         self._flush_answer()

@@ -156,7 +156,10 @@ class Repl(SlashCommands):
 
     async def run(self) -> int:
         if self.r.interactive:
+            from .approve import TerminalApprover
+
             self.reader = TtyReader(self.s.user)
+            self.hub.permissions.approver = TerminalApprover(self.r)  # type: ignore[arg-type]
         else:
             self.reader = LineReader()
         loop = asyncio.get_running_loop()
@@ -180,6 +183,8 @@ class Repl(SlashCommands):
         await self.choose_thread()
         self.r.line(t("greeting"))
         self.r.hint(t("tty_hints"))
+        if self.s.yes:
+            self.r.hint(t("perm_list_yes"))
         while True:
             line = await self.read_line("\nUser: ", main=True)
             if line is None:
@@ -241,7 +246,10 @@ class Repl(SlashCommands):
         elif isinstance(ev, ToolCall):
             self.r.tool_call(ev.name, ev.args)
         elif isinstance(ev, ToolResult):
-            self.r.tool_result(ev.content, ev.error, ev.name)
+            denied = ev.permission.startswith("deny:")
+            self.r.tool_result(t("perm_denied_result") if denied else ev.content, ev.error, ev.name)
+            for err in _drain(self.hub.permissions.save_errors):
+                self.r.error(t("perm_save_failed", err=err))
         elif isinstance(ev, Notice):
             self.r.notice(t(ev.key, **ev.fmt), ev.warning)
         elif isinstance(ev, Refused):
@@ -256,6 +264,12 @@ class Repl(SlashCommands):
             self.r.error(t("turn_error", err=redact(_short(e), self.s.secrets())))
         finally:
             self.r.end_turn()
+
+
+def _drain(items: list) -> list:
+    out = list(items)
+    items.clear()
+    return out
 
 
 def _read(fd: int) -> bytes:

@@ -48,6 +48,7 @@ class ToolResult:
     name: str
     content: str
     error: bool
+    permission: str = ""  # allow:<why> / deny:<why> (client/mcp/permissions.py), "" when not gated
 
 
 @dataclass
@@ -343,7 +344,8 @@ def _events(mode: str, data: Any) -> list[Event]:
                 if node == "model" and isinstance(m, AIMessage):
                     out.extend(ToolCall(tc["name"], tc.get("args", {})) for tc in m.tool_calls)
                 elif node == "tools" and isinstance(m, ToolMessage):
-                    out.append(ToolResult(m.name or "", text_of(m), m.status == "error"))
+                    out.append(ToolResult(m.name or "", text_of(m), m.status == "error",
+                                          str(m.additional_kwargs.get("permission", ""))))
     return out
 
 

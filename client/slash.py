@@ -174,6 +174,28 @@ class SlashCommands:
         for line in self.hub.describe_servers():
             self.r.line(line)
 
+    async def cmd_permissions(self, arg: str) -> None:
+        perms = self.hub.permissions
+        if arg.lower() == "reset":
+            n, m = perms.reset()
+            self.r.line(t("perm_reset", session=n, saved=m))
+            return
+        if arg:
+            self.r.error(t("perm_bad_arg"))
+            return
+        info = perms.listing(self.hub.permission_servers())
+        if info.yes:
+            self.r.line(t("perm_list_yes"))
+        none = t("perm_none")
+        self.r.line(t("perm_list_session", items=", ".join(f"{k.server}/{k.tool}" for k in info.session) or none))
+        self.r.line(t("perm_list_saved", path=info.saved_path,
+                      items=", ".join(f"{k.server}/{k.tool}" for k in info.saved) or none))
+        for server, tools in info.always_allow.items():
+            self.r.line(t("perm_list_always_allow", server=server, items=", ".join(tools)))
+        for server, tools in info.read_only.items():
+            self.r.line(t("perm_list_read_only", server=server, items=", ".join(tools)))
+        self.r.line(t("perm_list_ask"))
+
     async def cmd_title(self, arg: str) -> None:
         store = self.session.store
         if arg:

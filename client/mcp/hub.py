@@ -20,6 +20,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from mcp import types
 
 from ..i18n import t
+from .permissions import CallInfo, Permissions, ToolKey, Verdict
 from .results import result_text
 from .server import START_TIMEOUT, ServerConn, ServerGone
 from .specs import ServerSpec, bundled_spec
@@ -29,7 +30,9 @@ _FN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 class ToolHub:
-    def __init__(self, specs: list[ServerSpec] | None = None, debug: bool = False) -> None:
+    def __init__(self, specs: list[ServerSpec] | None = None, debug: bool = False,
+                 permissions: Permissions | None = None) -> None:
+        self.permissions = permissions or Permissions()  # who may run what (permissions.py)
         self.servers = [ServerConn(s, debug) for s in (specs if specs is not None else [bundled_spec()])]
         if not debug:  # the SDK logs tracebacks (e.g. a server printing non-JSON); we report one line
             sdk_log = logging.getLogger("mcp")
@@ -120,6 +123,26 @@ class ToolHub:
         if result.isError:
             raise ToolException(text)
         return text
+
+    async def authorize(self, name: str, args: dict) -> Verdict | None:
+        """May tool `name` run with `args`? None for a name that is not one of our MCP tools."""
+        if name not in self.owner:
+            return None
+        server, tool = self.owner[name]
+        hints = tool.annotations
+        call = CallInfo(ToolKey(server.spec.name, tool.name), server.spec.where,
+                        bool(hints and hints.readOnlyHint), frozenset(server.spec.always_allow))
+        return await self.permissions.check(call, args, hints.destructiveHint if hints else None, server.spec.redact)
+
+    def tool_of(self, name: str) -> tuple[str, str]:
+        """Function name -> (server, MCP tool name)."""
+        server, tool = self.owner[name]
+        return server.spec.name, tool.name
+
+    def permission_servers(self) -> list[tuple[str, list[str], list[str]]]:
+        """(server, alwaysAllow, read-only tools) for /permissions."""
+        return [(s.spec.name, s.spec.always_allow,
+                 [x.name for x in s.tools if x.annotations and x.annotations.readOnlyHint]) for s in self.servers]
 
     def _emit(self, text: str, final: bool) -> None:
         if self.on_progress is not None:

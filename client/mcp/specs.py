@@ -3,6 +3,8 @@
 The file uses the shape Claude Desktop, Cursor and others share:
     {"mcpServers": {"name": {"command": "...", "args": [...], "env": {...}},
                     "other": {"url": "https://.../mcp", "headers": {...}}}}
+`"alwaysAllow": ["tool", ...]` (or Cline's `"autoApprove"`; `"*"` = every tool) lists tools that
+run without asking (client/mcp/permissions.py).
 `${VAR}` (or `${VAR:-default}`) in command, args, env, cwd, url and headers is
 taken from the environment. Header and env values are secrets: never shown.
 Problems are `ConfigError`s naming the file and the entry (exit code 2).
@@ -15,6 +17,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -46,6 +49,7 @@ class ServerSpec:
     timeout: float | None = None  # seconds per tool call (None: hub default)
     bundled: bool = False
     missing: list[str] = field(default_factory=list)  # required env vars that are unset: not started
+    always_allow: list[str] = field(default_factory=list)  # "alwaysAllow": tools run without asking ("*": all)
 
     @property
     def where(self) -> str:
@@ -58,14 +62,26 @@ class ServerSpec:
         return text
 
 
+# Runs our own `server` package from the directory that holds this `client` package (one
+# distribution installs both side by side). `-P` keeps the working folder off sys.path and
+# `-E` ignores PYTHONPATH/PYTHONSTARTUP/...: no server.py, mcp.py, ... there can be imported.
+_BOOT = "import sys, runpy; sys.path.insert(0, sys.argv.pop(1)); runpy.run_module('server', run_name='__main__', alter_sys=True)"
+
+
+def bundled_command() -> tuple[str, list[str]]:
+    """(executable, args) that start our search server over stdio, immune to the current folder."""
+    root = Path(__file__).resolve().parents[2]
+    return sys.executable, ["-E", "-P", "-c", _BOOT, str(root), "--transport", "stdio"]
+
+
 def bundled_spec(name: str = BUNDLED_NAME) -> ServerSpec:
     """Our Naver search server as a stdio child, with our environment (Naver keys)."""
     secrets = [os.environ.get(n, "") for n in _SECRET_ENV]
     missing = [n for n in NAVER_KEYS if not os.environ.get(n, "").strip()]  # its tools would all fail
+    command, args = bundled_command()
     return ServerSpec(
-        name=name, transport="stdio", command=sys.executable,
-        args=["-m", "server", "--transport", "stdio"], env=dict(os.environ),
-        shown="python -m server --transport stdio", secrets=[s for s in secrets if len(s) >= 4], bundled=True,
+        name=name, transport="stdio", command=command, args=args, env=dict(os.environ),
+        shown="python -P -m server --transport stdio", secrets=[s for s in secrets if len(s) >= 4], bundled=True,
         missing=missing,
     )
 
@@ -159,7 +175,13 @@ def parse_entry(name: str, entry: Any, path: str) -> ServerSpec | None:
     timeout = entry.get("timeout")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
         raise bad('"timeout" must be a positive number of seconds')
-    spec = ServerSpec(name=name, transport=transport, timeout=float(timeout) if timeout else None)
+    allow: list[str] = []
+    for key in ("alwaysAllow", "autoApprove"):  # Roo/Cline spellings of the same list
+        value = entry.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise bad(f'"{key}" must be a list of tool names')
+        allow.extend(v for v in value if v not in allow)
+    spec = ServerSpec(name=name, transport=transport, timeout=float(timeout) if timeout else None, always_allow=allow)
     if has_cmd:
         args = entry.get("args") or []
         if not isinstance(args, list):

@@ -27,6 +27,8 @@ def encode(m: BaseMessage) -> str:
         d["ti"] = m.tool_call_id
         if m.status == "error":
             d["err"] = 1
+        if m.additional_kwargs.get("permission"):  # allow:<why> / deny:<why> (client/mcp/gate.py)
+            d["p"] = str(m.additional_kwargs["permission"])
     if m.name:
         d["n"] = m.name
     flags = {k: True for k in ("synthetic", "repaired", "interrupted") if m.additional_kwargs.get(k)}
@@ -48,6 +50,8 @@ def decode(data: str, msg_id: str | None = None) -> BaseMessage:
     if role == "user":
         return HumanMessage(**kw)
     if role == "tool":
+        if d.get("p"):
+            kw["additional_kwargs"] = {**kw.get("additional_kwargs", {}), "permission": d["p"]}
         return ToolMessage(tool_call_id=d.get("ti", ""), status="error" if d.get("err") else "success", **kw)
     calls = [{"name": c["n"], "args": c.get("a", {}), "id": c.get("i"), "type": "tool_call"} for c in d.get("tc", [])]
     return AIMessage(tool_calls=calls, **kw)

@@ -4,6 +4,12 @@ Each thread id maps to a byte offset (a hash); holding the byte's lock claims th
 thread. The kernel drops the locks when the process ends, however it ends. POSIX
 locks belong to the process: one client per process (two stores in one process
 do not exclude each other).
+
+The last client to close removes the file: it takes a lock on the whole file (which only
+succeeds when no other process holds any byte) and unlinks while holding it. A client that
+opened the file before the unlink then finds, after taking its byte, that the path no longer
+names its file, and starts over on the new one; so two clients never hold one thread on
+two different files.
 """
 
 from __future__ import annotations
@@ -11,6 +17,10 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import time
+
+RETRIES = 3  # a lock refused while the last holder is removing the file is tried again
+RETRY_WAIT = 0.02
 
 
 def lock_offset(thread_id: str) -> int:
@@ -28,17 +38,44 @@ class FileLocks:
         """True when this process now holds the thread (or already did)."""
         if thread_id in self.held:
             return True
-        if self.fd is None:
+        for attempt in range(RETRIES * 2):
+            if self.fd is None:
+                try:
+                    self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+                except OSError:
+                    return True  # nowhere to put a lock (read-only directory): do not refuse
             try:
-                self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+                fcntl.lockf(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, lock_offset(thread_id))
             except OSError:
-                return True  # nowhere to put a lock (read-only directory): do not refuse
+                if self._current():
+                    if attempt >= RETRIES - 1:
+                        return False  # held by another client
+                    time.sleep(RETRY_WAIT)  # maybe the last holder is removing the file right now
+                else:
+                    self._reopen()
+                continue
+            if self._current():
+                self.held.add(thread_id)
+                return True
+            fcntl.lockf(self.fd, fcntl.LOCK_UN, 1, lock_offset(thread_id))  # a removed file: start over
+            self._reopen()
+        return False
+
+    def _current(self) -> bool:
+        """Does the path still name the file we have open?"""
+        assert self.fd is not None
         try:
-            fcntl.lockf(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, lock_offset(thread_id))
+            a, b = os.fstat(self.fd), os.stat(self.path)
         except OSError:
             return False
-        self.held.add(thread_id)
-        return True
+        return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+    def _reopen(self) -> None:
+        if self.held:  # our other threads' locks live on this file: keep it (never happens before close)
+            return
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
     def unlock(self, thread_id: str) -> None:
         if thread_id in self.held and self.fd is not None:
@@ -46,8 +83,15 @@ class FileLocks:
         self.held.discard(thread_id)
 
     def close(self) -> None:
-        """Release everything (closing the file drops all of this process's locks on it)."""
+        """Release everything (closing the file drops all of this process's locks on it); the
+        last client removes the file."""
         if self.fd is not None:
+            try:
+                fcntl.lockf(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 0, 0)  # whole file: nobody else in it
+                if self._current():
+                    os.unlink(self.path)
+            except OSError:
+                pass  # another client holds a thread: it removes the file when it leaves
             os.close(self.fd)
             self.fd = None
         self.held.clear()

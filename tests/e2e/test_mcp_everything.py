@@ -139,6 +139,7 @@ def test_every_tool_of_server_everything(chat, llm, everything_js, everything_ht
     config = write_config(tmp_path, {"everything": entry})
     lines = [call_line(tool, args) for tool, (args, _) in CALLS.items()] + ["/tools", "/servers"]
     r = chat("--new", "--mcp-config", config, "--context", "none", "--no-memory",
+             "--yes",  # some of these tools are not read-only: no terminal here to ask
              input="\n".join(lines) + "\n", env={"EV_TOKEN": SECRET}, timeout=110)
     assert r.code == 0, r.err
     assert "Traceback" not in r.err and "ValueError" not in r.out + r.err

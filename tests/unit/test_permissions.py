@@ -1,0 +1,113 @@
+"""The permission policy (pure), the approval state around it, saved approvals, config parsing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import stat
+
+import pytest
+from langchain_core.messages import ToolMessage
+
+from client.config import ConfigError
+from client.mcp.permissions import CallInfo, Permissions, PolicyState, ToolKey, Verdict, decide, denial_text
+from client.mcp.saved_approvals import SavedApprovals, SavedKey, approvals_path
+from client.mcp.specs import parse_entry
+from client.store.codec import decode, encode
+
+WRITE = CallInfo(ToolKey("fs", "write_file"), "node fs.js /tmp")
+
+
+@pytest.mark.parametrize("call,state,expected", [
+    (WRITE, PolicyState(), None),
+    (CallInfo(WRITE.key, WRITE.where, read_only=True), PolicyState(), "read_only"),
+    (CallInfo(WRITE.key, WRITE.where, always_allow=frozenset({"write_file"})), PolicyState(), "always_allow"),
+    (CallInfo(WRITE.key, WRITE.where, always_allow=frozenset({"*"})), PolicyState(), "always_allow"),
+    (CallInfo(WRITE.key, WRITE.where, always_allow=frozenset({"read_file"})), PolicyState(), None),
+    (WRITE, PolicyState(session=frozenset({WRITE.key})), "session"),
+    (WRITE, PolicyState(session=frozenset({ToolKey("other", "write_file")})), None),
+    (WRITE, PolicyState(saved=frozenset({WRITE.saved_key})), "saved"),
+    (WRITE, PolicyState(saved=frozenset({SavedKey("fs", "node evil.js", "write_file")})), None),  # same name, other server
+    (WRITE, PolicyState(yes=True), "yes"),
+])
+def test_decide(call, state, expected):
+    verdict = decide(call, state)
+    assert (verdict.reason if verdict else None) == expected
+    assert verdict is None or verdict.allowed
+
+
+def test_denial_text_is_english_and_names_the_call():
+    text = denial_text(Verdict(False, "user"), "fs", "write_file")
+    assert text.startswith("The user did not allow this tool call (write_file on MCP server fs)")
+    assert "no terminal" in denial_text(Verdict(False, "no_terminal"), "fs", "write_file")
+
+
+async def test_no_approver_denies_and_answers_are_remembered(tmp_path):
+    perms = Permissions()
+    assert await perms.check(WRITE, {}) == Verdict(False, "no_terminal")
+    asked: list = []
+
+    async def approver(req):
+        asked.append(req)
+        await asyncio.sleep(0)  # let the other call queue behind this question
+        return "session"
+
+    perms.approver = approver
+    first, second = await asyncio.gather(perms.check(WRITE, {"path": "a"}), perms.check(WRITE, {"path": "b"}))
+    assert len(asked) == 1  # one question; the session answer covered the parallel call
+    assert (first.label, second.label) == ("allow:session", "allow:session")
+    assert perms.reset() == (1, 0)
+    perms.approver = lambda req: _const("deny")
+    assert (await perms.check(WRITE, {})).label == "deny:user"
+
+
+async def _const(v):
+    return v
+
+
+async def test_question_masks_secrets_and_a_failing_approver_denies():
+    seen = []
+
+    async def approver(req):
+        seen.append(req)
+        raise RuntimeError("terminal gone")
+
+    perms = Permissions(approver=approver, secrets=["sk-very-secret-1"])
+    v = await perms.check(WRITE, {"token": "sk-very-secret-1", "h": "hdr-secret"}, True, lambda s: s.replace("hdr-secret", "***"))
+    assert v.label == "deny:no_answer"
+    assert "sk-very-secret" not in seen[0].args and "hdr-secret" not in seen[0].args
+    assert seen[0].destructive is True and seen[0].tool == "write_file" and seen[0].server == "fs"
+
+
+async def test_always_is_saved_privately_per_user_outside_the_working_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.chdir(tmp_path)
+    path = approvals_path("alice/../x")
+    assert path.parent == tmp_path / "cfg" / "mcp-chat" and "/" not in path.name[len("permissions-"):]
+    perms = Permissions(saved=SavedApprovals(path), approver=lambda req: _const("always"))
+    assert (await perms.check(WRITE, {})).label == "allow:always"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    later = Permissions(saved=SavedApprovals(path))  # a new session: still allowed, nobody asked
+    assert (await later.check(WRITE, {})).label == "allow:saved"
+    os.chmod(path, 0o620)  # group-writable: not trusted
+    assert (await Permissions(saved=SavedApprovals(path)).check(WRITE, {})).label == "deny:no_terminal"
+    os.chmod(path, 0o600)
+    assert later.reset() == (0, 1)
+    assert json.loads(path.read_text())["allow"] == []
+    monkeypatch.setenv("XDG_CONFIG_HOME", "relative/dir")  # never the working folder
+    assert not str(approvals_path("u")).startswith("relative")
+
+
+def test_always_allow_in_the_config():
+    spec = parse_entry("fs", {"command": "node", "alwaysAllow": ["read_file"], "autoApprove": ["list", "read_file"]}, "m.json")
+    assert spec is not None and spec.always_allow == ["read_file", "list"]
+    with pytest.raises(ConfigError):
+        parse_entry("fs", {"command": "node", "alwaysAllow": "read_file"}, "m.json")
+
+
+def test_the_decision_survives_the_transcript_codec():
+    m = ToolMessage(content="x", tool_call_id="c1", name="write_file", status="error",
+                    additional_kwargs={"permission": "deny:user"})
+    back = decode(encode(m))
+    assert back.additional_kwargs["permission"] == "deny:user" and back.status == "error"
