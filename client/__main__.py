@@ -65,7 +65,9 @@ async def _chat(settings: Settings, specs: list) -> int:
     renderer = make_renderer()  # rich at a terminal, plain when piped
     await check_key(settings)
     store = await open_store(settings.db)
-    hub = ToolHub(specs, settings.debug)
+    summarizer = build_model(settings, with_tools=False)
+    features = client_features(settings, summarizer)
+    hub = ToolHub(specs, settings.debug, features)
     try:
         await hub.connect()
         for server in hub.failed():  # one line per server; the others keep their tools
@@ -74,7 +76,6 @@ async def _chat(settings: Settings, specs: list) -> int:
         if hub.failed() and settings.require_tools:
             return EXIT_RUNTIME
         model = build_model(settings, with_tools=bool(hub.tools))
-        summarizer = build_model(settings, with_tools=False)
         agent, mw = build_agent(model, hub.tools, store.checkpointer, settings.max_input_tokens, settings.debug)
         if settings.provider == "local":  # the local template lists tools compactly: count what is sent
             from .providers import local_tools_tokens
@@ -95,6 +96,18 @@ async def _chat(settings: Settings, specs: list) -> int:
     finally:
         await hub.aclose()
         await store.close()
+
+
+def client_features(settings: Settings, model: object):  # -> ClientFeatures
+    """What servers may ask of us: --yes answers, the sampling model, the roots; the REPL adds the forms."""
+    from pathlib import Path
+
+    from .mcp.features import ClientFeatures
+    from .mcp.sampling import make_sampler
+
+    return ClientFeatures(yes=settings.yes, sampler=make_sampler(model, settings.model),  # type: ignore[arg-type]
+                          budget=settings.max_input_tokens, max_output=settings.max_output_tokens,
+                          roots=[Path.cwd(), *(Path(r) for r in settings.roots)])
 
 
 async def run_threads(db: str) -> int:

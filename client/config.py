@@ -62,6 +62,8 @@ class Settings:
     debug: bool = False
     lang: str = "ko"
     require_tools: bool = False
+    roots: list[str] = field(default_factory=list)  # --root (repeatable) / MCP_CHAT_ROOTS: offered besides the cwd
+    yes: bool = False  # --yes / MCP_CHAT_YES: approve every tool call without asking (scripts)
     timeout: float = 120.0
     system_prompt: str = (
         "당신은 친절한 AI 어시스턴트입니다. 사용자의 질문에 대해 신뢰할 수 있는 정보만 근거로 삼아 답변하세요. "
@@ -83,6 +85,16 @@ def env_secrets() -> list[str]:
 
     vals = [*(os.environ.get(n, "") for n in SECRET_VARS), *url_passwords(os.environ.get("CHECKPOINT_DB", ""))]
     return [v for v in vals if len(v) >= 4]
+
+
+def env_flag(name: str) -> bool:
+    """1/true/yes/on (any case) -> True; unset, empty, 0/false/no/off -> False; else a ConfigError."""
+    v = os.environ.get(name, "").strip().lower()
+    if v in ("", "0", "false", "no", "off"):
+        return False
+    if v in ("1", "true", "yes", "on"):
+        return True
+    raise ConfigError("bad_option", detail=f"{name}={v!r}")
 
 
 def _env_int(name: str) -> int | None:
@@ -120,8 +132,10 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
     add_provider_options(p)
     p.add_argument("--timeout", type=float, help="모델 요청 제한 시간(초, 기본 120)")
     p.add_argument("--require-tools", action="store_true", help="MCP 서버 연결 실패 시 종료")
+    p.add_argument("--yes", action="store_true", help="도구 호출을 묻지 않고 모두 허용 (스크립트용, env MCP_CHAT_YES=1)")
     p.add_argument("--lang", choices=("ko", "en"), help="UI 언어")
     p.add_argument("--debug", action="store_true", help="오류 추적과 요청 로그 (비밀값 제외)")
+    p.add_argument("--root", action="append", help="MCP 서버에 알릴 폴더 (현재 폴더 외에 추가, 여러 번 지정 가능, env MCP_CHAT_ROOTS=a:b)")
 
 
 def resolve_db(args: argparse.Namespace) -> str:
@@ -176,6 +190,9 @@ def resolve(args: argparse.Namespace) -> Settings:
             raise ConfigError("bad_option", detail="--memory-top-k >= 0")
         s.memory_top_k = args.memory_top_k
     s.require_tools = bool(args.require_tools)
+    s.yes = bool(getattr(args, "yes", False)) or env_flag("MCP_CHAT_YES")
+    env_roots = [r for r in os.environ.get("MCP_CHAT_ROOTS", "").split(os.pathsep) if r.strip()]
+    s.roots = [os.path.abspath(r) for r in (getattr(args, "root", None) or env_roots)]
     timeout = args.timeout if args.timeout is not None else os.environ.get("CLOVA_STUDIO_TIMEOUT")
     if timeout is not None:
         try:

@@ -18,6 +18,7 @@ from contextlib import nullcontext
 from . import commands
 from .config import EXIT_WORDS, THREAD_ID_RE, Settings
 from .faults import AuthError
+from .forms import TerminalForms
 from .i18n import t
 from .mcp import ToolHub
 from .render import Renderer, Status, debug_traceback, redact
@@ -156,6 +157,7 @@ class Repl(SlashCommands):
             self.reader = TtyReader(self.s.user)
         else:
             self.reader = LineReader()
+        self.serve_requests()
         loop = asyncio.get_running_loop()
         try:
             loop.add_signal_handler(signal.SIGINT, self._interrupt)
@@ -168,6 +170,16 @@ class Repl(SlashCommands):
                 loop.remove_signal_handler(signal.SIGINT)
             except (NotImplementedError, RuntimeError):
                 pass
+
+    def serve_requests(self) -> None:
+        """Server requests (elicitation, sampling) become notices, and forms at a terminal."""
+        features = getattr(self.hub, "features", None)
+        if features is None:
+            return
+        features.on_event = lambda key, fmt: self.r.notice(t(key, **fmt))
+        if self.r.interactive and self.reader is not None:
+            reader = self.reader
+            TerminalForms(lambda prompt: reader.read(prompt), self.r).install(features)
 
     def _interrupt(self) -> None:
         if self._current is not None and not self._current.done():

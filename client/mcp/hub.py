@@ -20,6 +20,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from mcp import types
 
 from ..i18n import t
+from .features import ClientFeatures
 from .results import result_text
 from .server import START_TIMEOUT, ServerConn, ServerGone
 from .specs import ServerSpec, bundled_spec
@@ -29,8 +30,10 @@ _FN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 class ToolHub:
-    def __init__(self, specs: list[ServerSpec] | None = None, debug: bool = False) -> None:
-        self.servers = [ServerConn(s, debug) for s in (specs if specs is not None else [bundled_spec()])]
+    def __init__(self, specs: list[ServerSpec] | None = None, debug: bool = False,
+                 features: ClientFeatures | None = None) -> None:
+        self.features = features
+        self.servers = [ServerConn(s, debug, features) for s in (specs if specs is not None else [bundled_spec()])]
         if not debug:  # the SDK logs tracebacks (e.g. a server printing non-JSON); we report one line
             sdk_log = logging.getLogger("mcp")
             if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):

@@ -23,6 +23,7 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
 
+from .features import ClientFeatures, client_info
 from .specs import ServerSpec
 
 # The SDK's task API (SEP-1686) warns it is experimental; we use it only for
@@ -43,9 +44,10 @@ class ServerGone(Exception):
 
 
 class ServerConn:
-    def __init__(self, spec: ServerSpec, debug: bool = False) -> None:
+    def __init__(self, spec: ServerSpec, debug: bool = False, features: ClientFeatures | None = None) -> None:
         self.spec = spec
         self.debug = debug
+        self.features = features  # elicitation, sampling, roots (None: clientInfo only)
         self.state = "idle"  # idle | connecting | connected | dead | failed | closed
         self.error: str | None = None
         self.tools: list[types.Tool] = []
@@ -99,6 +101,8 @@ class ServerConn:
                 await session.initialize()
                 self.tools = await _list_tools(session)
                 self.session, self.state = session, "connected"
+                if self.features is not None:
+                    self.features.sessions[self.spec.name] = session
                 self._ready.set()
                 await self._stop.wait()
         except BaseException as e:  # noqa: BLE001 - recorded; the chat goes on
@@ -107,6 +111,8 @@ class ServerConn:
         finally:
             was = self.state
             self.session = None
+            if self.features is not None:
+                self.features.sessions.pop(self.spec.name, None)
             if not self._stop.is_set() or was != "connected":
                 self.state = "dead" if was == "connected" else "failed"
             else:
@@ -124,7 +130,9 @@ class ServerConn:
             read, write = await stack.enter_async_context(sse_client(s.url, headers=s.headers or None))
         else:
             read, write, _ = await stack.enter_async_context(streamablehttp_client(s.url, headers=s.headers or None))
-        return ClientSession(read, write)
+        if self.features is None:
+            return ClientSession(read, write, client_info=client_info())
+        return ClientSession(read, write, **self.features.callbacks(self.spec.name))
 
     # -- calls -----------------------------------------------------------------
     async def ensure(self) -> None:
