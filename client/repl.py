@@ -24,6 +24,7 @@ from .mcp import ToolHub
 from .render import Renderer, Status, debug_traceback, redact
 from .session import ChatSession, Notice, Refused, Text, ToolCall, ToolResult, TurnDone
 from .slash import SlashCommands, print_threads
+from .slash_mcp import McpSlash
 from .store import StoreError
 from .tui import TtyReader, quiet_input
 
@@ -67,7 +68,7 @@ class LineReader:
         return line
 
 
-class Repl(SlashCommands):
+class Repl(SlashCommands, McpSlash):
     def __init__(self, settings: Settings, session: ChatSession, hub: ToolHub, renderer: Renderer) -> None:
         self.s = settings
         self.session = session
@@ -203,7 +204,7 @@ class Repl(SlashCommands):
                 if await self.command(cmd) == "exit":
                     break
                 continue
-            await self.turn(text)
+            await self.turn(await self.with_mentions(text))
         await self.end_thread()
         self.r.line(t("bye"))
         return 0

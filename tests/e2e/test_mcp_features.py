@@ -64,3 +64,42 @@ def test_roots_are_the_working_folder_and_configured_roots(chat, llm, everything
     result = tool_results(llm.chat_requests())["get-roots-list"][0]
     assert f"URI: {tmp_path.resolve().as_uri()}" in result
     assert f"URI: {extra.resolve().as_uri()}" in result
+
+
+def _last_user(req: dict) -> str:
+    return [m for m in req["messages"] if m["role"] == "user"][-1]["content"]
+
+
+def test_prompts_list_and_run_as_a_normal_turn(chat, llm, everything_js, tmp_path):
+    r = _run(chat, tmp_path, everything_js, ["/prompts", "/prompt everything:args-prompt city=Seoul \"state=Gyeonggi do\"",
+                                             "/prompt everything:args-prompt", "/prompt everything:nope"])
+    assert r.code == 0, r.err
+    assert "[everything] 프롬프트 " in r.out
+    assert "/prompt everything:args-prompt city=<city> state=[...]" in r.out
+    turns = llm.chat_requests()
+    assert len(turns) == 1  # only the complete call became a turn
+    assert _last_user(turns[0]) == "What's weather in Seoul, Gyeonggi do?"
+    both = r.out + r.err
+    assert "필수 인자가 없습니다: city" in both and "프롬프트를 찾을 수 없습니다: everything:nope" in both
+
+
+def test_resources_list_and_mentions_attach_text_and_describe_nothing_secret(chat, llm, everything_js, tmp_path):
+    r = _run(chat, tmp_path, everything_js, ["/resources",
+                                             "summarize @everything:demo://resource/dynamic/text/1 please",
+                                             "and @everything:demo://resource/dynamic/text/nope too"])
+    assert r.code == 0, r.err
+    assert "  @everything:demo://resource/static/document/" in r.out
+    turns = llm.chat_requests()
+    first = _last_user(turns[0])
+    assert first.startswith("summarize @everything:demo://resource/dynamic/text/1 please")
+    assert "[resource @everything:demo://resource/dynamic/text/1]\nResource 1: This is a plaintext resource" in first
+    assert "[리소스] @everything:demo://resource/dynamic/text/1 첨부" in r.out + r.err
+    assert "리소스를 읽지 못했습니다 (@everything:demo://resource/dynamic/text/nope)" in r.out + r.err
+    assert _last_user(turns[1]) == "and @everything:demo://resource/dynamic/text/nope too"
+
+
+def test_a_large_resource_is_cut_to_the_budget(chat, llm, everything_js, tmp_path):
+    r = _run(chat, tmp_path, everything_js, ["read @everything:demo://resource/static/document/architecture.md"],
+             "--max-input-tokens", "800")
+    assert r.code == 0, r.err
+    assert "[리소스] @everything:demo://resource/static/document/architecture.md 가 예산을 넘어" in r.out + r.err
