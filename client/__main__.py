@@ -67,6 +67,13 @@ async def _chat(settings: Settings, specs: list) -> int:
     store = await open_store(settings.db)
     summarizer = build_model(settings, with_tools=False)
     features = client_features(settings, summarizer)
+    features.on_event = lambda key, fmt: renderer.notice(t(key, **fmt))  # e.g. an OAuth login URL at start-up
+    from .mcp.oauth import headless
+
+    if not headless():
+        import webbrowser
+
+        features.open_url = lambda url: webbrowser.open(url, new=2) if renderer.interactive else None
     hub = ToolHub(specs, settings.debug, features)
     try:
         await hub.connect()
@@ -107,7 +114,7 @@ def client_features(settings: Settings, model: object):  # -> ClientFeatures
 
     return ClientFeatures(yes=settings.yes, sampler=make_sampler(model, settings.model),  # type: ignore[arg-type]
                           budget=settings.max_input_tokens, max_output=settings.max_output_tokens,
-                          roots=[Path.cwd(), *(Path(r) for r in settings.roots)])
+                          roots=[Path.cwd(), *(Path(r) for r in settings.roots)], user=settings.user)
 
 
 async def run_threads(db: str) -> int:

@@ -133,6 +133,8 @@ class ClientFeatures:
     max_output: int = 1024
     roots: list[Path] = field(default_factory=lambda: [Path.cwd()])
     on_event: EventSink | None = None
+    user: str = "user"  # whose OAuth tokens (client/mcp/oauth.py)
+    open_url: Callable[[str], None] | None = None  # the UI's browser opener (None: only print the URL)
     sessions: dict[str, Any] = field(default_factory=dict)  # server name -> live ClientSession
 
     def emit(self, key: str, **fmt: Any) -> None:
@@ -140,6 +142,15 @@ class ClientFeatures:
             try:
                 self.on_event(key, fmt)
             except Exception:  # noqa: BLE001 - display problems never fail a request
+                pass
+
+    def show_login(self, server: str, url: str) -> None:
+        """An OAuth login needs the user: the URL is always shown, the browser opened when we can."""
+        self.emit("oauth_login", server=server, url=url)
+        if self.open_url is not None:
+            try:
+                self.open_url(url)
+            except Exception:  # noqa: BLE001 - no browser: the printed URL is enough
                 pass
 
     def callbacks(self, server: str) -> dict[str, Any]:

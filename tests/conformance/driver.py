@@ -37,8 +37,14 @@ def main() -> int:
     lines = ["/servers"] if call is None else [f"[tool:{call[0]} {json.dumps(call[1])}]"]
     with tempfile.TemporaryDirectory() as tmp, LLMStub() as llm:
         env = {"PATH": os.environ.get("PATH", ""), "HOME": tmp, "PYTHONPATH": str(ROOT),
-               "CLOVA_STUDIO_API_KEY": TEST_KEY, "CLOVA_STUDIO_BASE_URL": llm.base_url, "PYTHONUNBUFFERED": "1"}
-        p = subprocess.run([sys.executable, "-m", "client", "--new", "--server-url", url, "--yes", "--no-memory",
+               "CLOVA_STUDIO_API_KEY": TEST_KEY, "CLOVA_STUDIO_BASE_URL": llm.base_url, "PYTHONUNBUFFERED": "1",
+               "MCP_CHAT_OAUTH_HEADLESS": "1"}  # the documented no-browser login mode
+        context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+        oauth = {"clientId": context["client_id"], "clientSecret": context.get("client_secret")} \
+            if context.get("client_id") else {}
+        config = Path(tmp) / "mcp.json"
+        config.write_text(json.dumps({"mcpServers": {"conformance": {"url": url, "oauth": oauth}}}), encoding="utf-8")
+        p = subprocess.run([sys.executable, "-m", "client", "--new", "--mcp-config", str(config), "--yes", "--no-memory",
                             "--context", "none", "--db", str(Path(tmp) / "chat.db"), "--lang", "en"],
                            input=("\n".join(lines) + "\n").encode(), env=env, cwd=tmp, capture_output=True,
                            timeout=150)
