@@ -140,13 +140,15 @@ async def oauth_provider(server_url: str, user: str, conf: dict[str, Any], callb
     redirect_uri = await callback.start()
     scope = conf.get("scope")
     secret = conf.get("clientSecret")
+    # RFC 7591's default for a confidential client is HTTP Basic; "tokenEndpointAuthMethod" overrides it
+    method = conf.get("tokenEndpointAuthMethod") or ("client_secret_basic" if secret else "none")
     metadata = OAuthClientMetadata(
         client_name="mcp-chat", redirect_uris=[redirect_uri], grant_types=["authorization_code", "refresh_token"],
-        response_types=["code"], scope=scope, token_endpoint_auth_method="client_secret_post" if secret else "none")
+        response_types=["code"], scope=scope, token_endpoint_auth_method="none")
     preset = None
     if conf.get("clientId"):
         preset = OAuthClientInformationFull(client_id=conf["clientId"], client_secret=secret, redirect_uris=[redirect_uri],
-                                            scope=scope, token_endpoint_auth_method="client_secret_post" if secret else "none")
+                                            scope=scope, token_endpoint_auth_method=method)
     storage = FileTokenStorage(user, server_url, redirect_uri, preset)
 
     async def redirect(url: str) -> None:

@@ -46,7 +46,7 @@ def test_elicitation_form_and_sampling_approval(tty, llm, everything_js, tmp_pat
             break
         if screen.rstrip().endswith("Integer:"):
             pane.line("4.5")
-            pane.wait_for("형식이 맞지 않습니다 (integer)")
+            pane.wait_for(lambda s: "형식이 맞지 않습니다 (integer)" in s and s.rstrip().endswith("Integer:"))
             pane.line("7")
         else:
             pane.keys("Enter")
