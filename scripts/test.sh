@@ -18,6 +18,7 @@ python -m pip install -q -e ".[test]"
 TEST_POSTGRES_URL="$(bash scripts/pg_start.sh)"
 export TEST_POSTGRES_URL
 bash scripts/install_everything.sh >/dev/null
+bash scripts/install_conformance.sh >/dev/null  # the official MCP conformance suite (tests/.npm-conformance)
 
 python -m pytest -q -p no:cacheprovider
 
