@@ -56,14 +56,19 @@ def test_elicitation_piped_is_declined_and_yes_keeps_required_fields_honest(chat
     assert "decline" in tool_results(llm.chat_requests())["trigger-elicitation-request"][0]
 
 
-def test_roots_are_the_working_folder_and_configured_roots(chat, llm, everything_js, tmp_path):
-    extra = tmp_path / "extra-root"
+def test_roots_are_the_working_folder_and_configured_roots_and_changes_are_announced(chat, llm, everything_js, tmp_path):
+    extra, later = tmp_path / "extra-root", tmp_path / "later-root"
     extra.mkdir()
-    r = _run(chat, tmp_path, everything_js, [call_line("get-roots-list", {})], "--root", str(extra))
+    later.mkdir()
+    r = _run(chat, tmp_path, everything_js, [call_line("get-roots-list", {}), f"/roots {later}",
+                                             call_line("get-roots-list", {})], "--root", str(extra))
     assert r.code == 0, r.err
-    result = tool_results(llm.chat_requests())["get-roots-list"][0]
-    assert f"URI: {tmp_path.resolve().as_uri()}" in result
-    assert f"URI: {extra.resolve().as_uri()}" in result
+    first, second = tool_results(llm.chat_requests())["get-roots-list"]
+    assert f"URI: {tmp_path.resolve().as_uri()}" in first
+    assert f"URI: {extra.resolve().as_uri()}" in first and later.resolve().as_uri() not in first
+    # server-everything caches the roots and asks again only on roots/list_changed
+    assert f"URI: {later.resolve().as_uri()}" in second
+    assert "[루트] 바꿨습니다. 연결된 서버 1곳에 알렸습니다." in r.out
 
 
 def _last_user(req: dict) -> str:
