@@ -70,7 +70,16 @@ async def _chat(settings: Settings, specs: list) -> int:
     await check_key(settings)
     store = await open_store(settings.db)
     permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), secrets=settings.secrets())
-    hub = ToolHub(specs, settings.debug, permissions)  # the REPL injects the terminal approver
+    summarizer = build_model(settings, with_tools=False)
+    features = client_features(settings, summarizer)
+    features.on_event = lambda key, fmt: renderer.notice(t(key, **fmt))  # e.g. an OAuth login URL at start-up
+    from .mcp.oauth import headless
+
+    if not headless():
+        import webbrowser
+
+        features.open_url = lambda url: webbrowser.open(url, new=2) if renderer.interactive else None
+    hub = ToolHub(specs, settings.debug, permissions, features)  # the REPL injects the terminal approver
     try:
         await hub.connect()
         for server in hub.failed():  # one line per server; the others keep their tools
@@ -82,7 +91,6 @@ async def _chat(settings: Settings, specs: list) -> int:
         if hub.failed() and settings.require_tools:
             return EXIT_RUNTIME
         model = build_model(settings, with_tools=bool(hub.tools))
-        summarizer = build_model(settings, with_tools=False)
         agent, mw = build_agent(model, hub.tools, store.checkpointer, settings.max_input_tokens, settings.debug,
                                 max_model_calls=settings.max_model_calls, max_tool_calls=settings.max_tool_calls,
                                 gate=PermissionGate(hub.authorize, hub.tool_of))
@@ -106,6 +114,18 @@ async def _chat(settings: Settings, specs: list) -> int:
     finally:
         await hub.aclose()
         await store.close()
+
+
+def client_features(settings: Settings, model: object):  # -> ClientFeatures
+    """What servers may ask of us: --yes answers, the sampling model, the roots; the REPL adds the forms."""
+    from pathlib import Path
+
+    from .mcp.features import ClientFeatures
+    from .mcp.sampling import make_sampler
+
+    return ClientFeatures(yes=settings.yes, sampler=make_sampler(model, settings.model),  # type: ignore[arg-type]
+                          budget=settings.max_input_tokens, max_output=settings.max_output_tokens,
+                          roots=[Path.cwd(), *(Path(r) for r in settings.roots)], user=settings.user)
 
 
 async def run_threads(db: str) -> int:

@@ -24,6 +24,10 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "memory": ("", "장기 기억 목록 (점수, 출처)", "long-term memory (scores, sources)"),
     "forget": ("N", "장기 기억 N번 삭제", "delete memory item N"),
     "end": ("", "세션을 끝내고 장기 기억 갱신 후 새 세션", "end the session, update memory, start anew"),
+    "prompts": ("", "MCP 프롬프트 목록", "list MCP prompts"),
+    "prompt": ("서버:이름 키=값..", "MCP 프롬프트를 실행해 대화에 넣기", "run an MCP prompt as a turn"),
+    "resources": ("", "MCP 리소스 목록 (@서버:URI 로 첨부)", "list MCP resources (attach with @server:uri)"),
+    "roots": ("[PATH]", "서버에 알린 폴더 보기/추가", "show or add the roots offered to servers"),
     "clear": ("", "화면 지우기", "clear the screen"),
     "exit": ("", "종료", "quit"),
 }

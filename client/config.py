@@ -66,6 +66,7 @@ class Settings:
     debug: bool = False
     lang: str = "ko"
     require_tools: bool = False
+    roots: list[str] = field(default_factory=list)  # --root (repeatable) / MCP_CHAT_ROOTS: offered besides the cwd
     yes: bool = False  # --yes / MCP_CHAT_YES: approve every tool call without asking (scripts)
     timeout: float = 120.0
     system_prompt: str = (
@@ -142,6 +143,7 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--yes", action="store_true", help="도구 호출을 묻지 않고 모두 허용 (스크립트용, env MCP_CHAT_YES=1)")
     p.add_argument("--lang", choices=("ko", "en"), help="UI 언어")
     p.add_argument("--debug", action="store_true", help="오류 추적과 요청 로그 (비밀값 제외)")
+    p.add_argument("--root", action="append", help="MCP 서버에 알릴 폴더 (현재 폴더 외에 추가, 여러 번 지정 가능, env MCP_CHAT_ROOTS=a:b)")
 
 
 def resolve_db(args: argparse.Namespace) -> str:
@@ -211,6 +213,8 @@ def resolve(args: argparse.Namespace) -> Settings:
         s.max_tool_calls = tool_calls
     s.require_tools = bool(args.require_tools)
     s.yes = bool(getattr(args, "yes", False)) or env_flag("MCP_CHAT_YES")
+    env_roots = [r for r in os.environ.get("MCP_CHAT_ROOTS", "").split(os.pathsep) if r.strip()]
+    s.roots = [os.path.abspath(r) for r in (getattr(args, "root", None) or env_roots)]
     timeout = args.timeout if args.timeout is not None else os.environ.get("CLOVA_STUDIO_TIMEOUT")
     if timeout is not None:
         try:

@@ -331,6 +331,10 @@ EN: dict[str, str] = {
     "context_has_summary": " · with a summary",
 }
 
+from .i18n_mcp import EN as _EN_MCP, KO as _KO_MCP  # noqa: E402 - MCP client features
+
+KO.update(_KO_MCP)
+EN.update(_EN_MCP)
 TABLES = {"ko": KO, "en": EN}
 _lang = "ko"
 

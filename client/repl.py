@@ -18,11 +18,13 @@ from contextlib import nullcontext
 from . import commands
 from .config import EXIT_WORDS, THREAD_ID_RE, Settings
 from .faults import AuthError
+from .forms import TerminalForms
 from .i18n import t
 from .mcp import ToolHub
 from .render import Renderer, Status, debug_traceback, redact
 from .session import ChatSession, Notice, Refused, Text, ToolCall, ToolResult, TurnDone
 from .slash import SlashCommands, print_threads
+from .slash_mcp import McpSlash
 from .store import StoreError
 from .tui import TtyReader, quiet_input
 
@@ -66,7 +68,7 @@ class LineReader:
         return line
 
 
-class Repl(SlashCommands):
+class Repl(SlashCommands, McpSlash):
     def __init__(self, settings: Settings, session: ChatSession, hub: ToolHub, renderer: Renderer) -> None:
         self.s = settings
         self.session = session
@@ -162,6 +164,7 @@ class Repl(SlashCommands):
             self.hub.permissions.approver = TerminalApprover(self.r)  # type: ignore[arg-type]
         else:
             self.reader = LineReader()
+        self.serve_requests()
         loop = asyncio.get_running_loop()
         try:
             loop.add_signal_handler(signal.SIGINT, self._interrupt)
@@ -174,6 +177,16 @@ class Repl(SlashCommands):
                 loop.remove_signal_handler(signal.SIGINT)
             except (NotImplementedError, RuntimeError):
                 pass
+
+    def serve_requests(self) -> None:
+        """Server requests (elicitation, sampling) become notices, and forms at a terminal."""
+        features = getattr(self.hub, "features", None)
+        if features is None:
+            return
+        features.on_event = lambda key, fmt: self.r.notice(t(key, **fmt))
+        if self.r.interactive and self.reader is not None:
+            reader = self.reader
+            TerminalForms(lambda prompt: reader.read(prompt), self.r).install(features)
 
     def _interrupt(self) -> None:
         if self._current is not None and not self._current.done():
@@ -199,7 +212,7 @@ class Repl(SlashCommands):
                 if await self.command(cmd) == "exit":
                     break
                 continue
-            await self.turn(text)
+            await self.turn(await self.with_mentions(text))
         await self.end_thread()
         self.r.line(t("bye"))
         return 0

@@ -29,6 +29,7 @@ if ! command -v tmux >/dev/null; then
     fi
     command -v tmux >/dev/null || { echo "test.sh: tmux is required (apt-get install tmux)" >&2; exit 1; }
 fi
+bash scripts/install_conformance.sh >/dev/null  # the official MCP conformance suite (tests/.npm-conformance)
 
 python -m pytest -q -rs -p no:cacheprovider
 

@@ -21,6 +21,7 @@ from mcp import types
 
 from ..i18n import t
 from .permissions import CallInfo, Permissions, ToolKey, Verdict
+from .features import ClientFeatures
 from .results import result_text
 from .server import START_TIMEOUT, ServerConn, ServerGone
 from .specs import ServerSpec, bundled_spec
@@ -31,9 +32,10 @@ _FN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 class ToolHub:
     def __init__(self, specs: list[ServerSpec] | None = None, debug: bool = False,
-                 permissions: Permissions | None = None) -> None:
+                 permissions: Permissions | None = None, features: ClientFeatures | None = None) -> None:
         self.permissions = permissions or Permissions()  # who may run what (permissions.py)
-        self.servers = [ServerConn(s, debug) for s in (specs if specs is not None else [bundled_spec()])]
+        self.features = features
+        self.servers = [ServerConn(s, debug, features) for s in (specs if specs is not None else [bundled_spec()])]
         if not debug:  # the SDK logs tracebacks (e.g. a server printing non-JSON); we report one line
             sdk_log = logging.getLogger("mcp")
             if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):

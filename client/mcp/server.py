@@ -23,6 +23,7 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
 
+from .features import ClientFeatures, client_info
 from .specs import ServerSpec
 
 # The SDK's task API (SEP-1686) warns it is experimental; we use it only for
@@ -43,9 +44,10 @@ class ServerGone(Exception):
 
 
 class ServerConn:
-    def __init__(self, spec: ServerSpec, debug: bool = False) -> None:
+    def __init__(self, spec: ServerSpec, debug: bool = False, features: ClientFeatures | None = None) -> None:
         self.spec = spec
         self.debug = debug
+        self.features = features  # elicitation, sampling, roots (None: clientInfo only)
         self.state = "idle"  # idle | connecting | connected | dead | failed | closed
         self.error: str | None = None
         self.tools: list[types.Tool] = []
@@ -58,6 +60,7 @@ class ServerConn:
         self._lock = asyncio.Lock()
         self._last_attempt = 0.0
         self._errlog: IO[str] | None = None
+        self.logging_in = False  # an OAuth login is waiting for the user
 
     # -- lifecycle -------------------------------------------------------------
     async def start(self, timeout: float = START_TIMEOUT) -> bool:
@@ -72,6 +75,14 @@ class ServerConn:
         try:
             await asyncio.wait_for(self._ready.wait(), timeout)
         except asyncio.TimeoutError:
+            if self.logging_in:  # the user is logging in: give them the whole OAuth flow time
+                from .oauth import FLOW_TIMEOUT
+
+                try:
+                    await asyncio.wait_for(self._ready.wait(), FLOW_TIMEOUT)
+                    return self.state == "connected"
+                except asyncio.TimeoutError:
+                    pass
             self.error = f"no answer within {timeout:g}s"
             await self.stop()
             self.state = "failed"
@@ -102,6 +113,8 @@ class ServerConn:
                 await session.initialize()
                 self.tools = await _list_tools(session)
                 self.session, self.state = session, "connected"
+                if self.features is not None:
+                    self.features.sessions[self.spec.name] = session
                 self._ready.set()
                 await self._stop.wait()
         except BaseException as e:  # noqa: BLE001 - recorded; the chat goes on
@@ -110,6 +123,8 @@ class ServerConn:
         finally:
             was = self.state
             self.session = None
+            if self.features is not None:
+                self.features.sessions.pop(self.spec.name, None)
             if not self._stop.is_set() or was != "connected":
                 self.state = "dead" if was == "connected" else "failed"
             else:
@@ -124,10 +139,31 @@ class ServerConn:
             params = StdioServerParameters(command=s.command, args=s.args, env=s.env, cwd=s.cwd)
             read, write = await stack.enter_async_context(stdio_client(params, errlog=self._errlog))
         elif s.transport == "sse":
-            read, write = await stack.enter_async_context(sse_client(s.url, headers=s.headers or None))
+            auth = await self._oauth(stack)
+            read, write = await stack.enter_async_context(sse_client(s.url, headers=s.headers or None, auth=auth))
         else:
-            read, write, _ = await stack.enter_async_context(streamablehttp_client(s.url, headers=s.headers or None))
-        return ClientSession(read, write)
+            auth = await self._oauth(stack)
+            read, write, _ = await stack.enter_async_context(
+                streamablehttp_client(s.url, headers=s.headers or None, auth=auth))
+        if self.features is None:
+            return ClientSession(read, write, client_info=client_info())
+        return ClientSession(read, write, **self.features.callbacks(self.spec.name))
+
+    async def _oauth(self, stack: AsyncExitStack):  # -> httpx.Auth | None
+        """OAuth 2.1 (client/mcp/oauth.py) for a remote server, unless its entry says "oauth": false."""
+        f, s = self.features, self.spec
+        if f is None or s.oauth is None:
+            return None
+        from .oauth import LoopbackCallback, oauth_provider
+
+        callback = LoopbackCallback(int(s.oauth.get("redirectPort") or 0))
+        stack.push_async_callback(callback.aclose)
+
+        def on_login(active: bool) -> None:
+            self.logging_in = active
+
+        return await oauth_provider(s.url, f.user, s.oauth, callback,
+                                    lambda url: f.show_login(s.name, url), on_login)
 
     # -- calls -----------------------------------------------------------------
     async def ensure(self) -> None:

@@ -50,6 +50,7 @@ class ServerSpec:
     bundled: bool = False
     missing: list[str] = field(default_factory=list)  # required env vars that are unset: not started
     always_allow: list[str] = field(default_factory=list)  # "alwaysAllow": tools run without asking ("*": all)
+    oauth: dict[str, Any] | None = None  # remote only: {} = on (discovery + registration), None = off
 
     @property
     def where(self) -> str:
@@ -94,7 +95,7 @@ def url_spec(url: str, name: str = "") -> ServerSpec:
     parts = urlsplit(expanded)
     host = parts.hostname or "server"
     name = name or _slug(host if parts.port is None else f"{host}-{parts.port}")
-    return ServerSpec(name=name, transport="http", url=expanded, shown=url, secrets=secrets)
+    return ServerSpec(name=name, transport="http", url=expanded, shown=url, secrets=secrets, oauth={})
 
 
 def server_specs(settings: Any) -> list[ServerSpec]:
@@ -200,6 +201,16 @@ def parse_entry(name: str, entry: Any, path: str) -> ServerSpec | None:
         if not _is_http(spec.url):
             raise bad(f'"url" is not an http(s) URL: {entry["url"]}')
         spec.headers = mapping("headers")
+        oauth = entry.get("oauth", {})
+        if oauth is False:
+            spec.oauth = None
+        elif isinstance(oauth, dict):
+            spec.oauth = {k: expand(v, f'"oauth.{k}"') if k in ("clientId", "clientSecret", "scope") else v
+                          for k, v in oauth.items()}
+            if spec.oauth.get("clientSecret"):
+                secrets.append(spec.oauth["clientSecret"])
+        else:
+            raise bad('"oauth" must be an object or false')
         spec.shown = str(entry["url"])
         if spec.headers:
             spec.shown += "  headers: " + ", ".join(f"{k}=***" for k in spec.headers)

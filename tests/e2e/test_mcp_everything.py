@@ -41,6 +41,8 @@ CALLS: dict[str, tuple[dict, list[str]]] = {
     "trigger-long-running-operation": ({"duration": 1, "steps": 3}, ["Long running operation completed"]),
     "simulate-research-query": ({"topic": "quantum"}, ["Research Report: quantum"]),
 }
+# Registered only because mcp-chat declares elicitation, sampling and roots; tested in test_mcp_features.py.
+FEATURE_TOOLS = {"trigger-elicitation-request", "trigger-sampling-request", "trigger-url-elicitation", "get-roots-list"}
 
 
 # -- shared with test_mcp_servers.py -------------------------------------------
@@ -145,7 +147,7 @@ def test_every_tool_of_server_everything(chat, llm, everything_js, everything_ht
     assert "Traceback" not in r.err and "ValueError" not in r.out + r.err
     reqs = llm.chat_requests()
     advertised = {t["function"]["name"] for t in reqs[0]["tools"]}
-    assert advertised == set(CALLS), "server-everything's tools changed: update CALLS for the pinned version"
+    assert advertised == set(CALLS) | FEATURE_TOOLS, "server-everything's tools changed: update CALLS for the pinned version"
     results = tool_results(reqs)
     for tool, (_, expected) in CALLS.items():
         assert len(results.get(tool, [])) == 1, (tool, results.get(tool))
@@ -166,7 +168,7 @@ def test_every_tool_of_server_everything(chat, llm, everything_js, everything_ht
     assert "1/3" not in r.out
     assert "\x1b" not in r.out + r.err
     # /tools per server with descriptions, /servers with state; secrets never shown
-    assert "[everything] 연결됨 · 도구 13개" in r.out
+    assert f"[everything] 연결됨 · 도구 {len(CALLS) + len(FEATURE_TOOLS)}개" in r.out
     assert "  echo: Echoes back the input string" in r.out
     assert "everything: 연결됨 · " + transport in r.out
     blob = r.out + r.err + "".join(json.dumps(q) for q in llm.requests)

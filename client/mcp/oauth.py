@@ -1,0 +1,169 @@
+"""OAuth 2.1 for remote MCP servers, on the MCP SDK's `OAuthClientProvider`.
+
+The SDK does metadata discovery (protected resource + authorization server), dynamic client
+registration, PKCE, token exchange and refresh. Ours: the token store (one 0600 JSON file per
+user and server under the user's data directory, never the working folder), the loopback
+callback (127.0.0.1, a port per flow or `oauth.redirectPort`), a pre-registered client from
+the config (`oauth.clientId` / `clientSecret` / `scope`), and how the user reaches the
+authorization URL: an event with the URL (the UI prints it and opens the browser) or, in the
+documented headless mode (`MCP_CHAT_OAUTH_HEADLESS=1`, for tests and CI), an HTTP GET of the URL
+whose redirect lands on the loopback callback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+from mcp.client.auth import OAuthClientProvider
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+FLOW_TIMEOUT = 300.0  # seconds the user has to log in
+PAGE = b"<html><body><p>mcp-chat: login complete. You can close this window.</p></body></html>"
+
+
+def headless() -> bool:
+    return os.environ.get("MCP_CHAT_OAUTH_HEADLESS", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def token_dir(user: str) -> Path:
+    """$XDG_DATA_HOME/mcp-chat/oauth/<user> (default ~/.local/share/...), outside the working folder."""
+    base = os.environ.get("XDG_DATA_HOME", "").strip()
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "share"
+    safe = re.sub(r"[^A-Za-z0-9_.\-]", "_", user or "user")[:64].lstrip(".") or "user"
+    return root / "mcp-chat" / "oauth" / safe
+
+
+class FileTokenStorage:
+    """The SDK's TokenStorage as one private JSON file per server URL."""
+
+    def __init__(self, user: str, server_url: str, redirect_uri: str, preset: OAuthClientInformationFull | None) -> None:
+        key = hashlib.sha256(server_url.encode()).hexdigest()[:24]
+        self.path = token_dir(user) / f"{key}.json"
+        self.server_url = server_url
+        self.redirect_uri = redirect_uri
+        self.preset = preset
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            return json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+
+    def _save(self, data: dict[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(self.path.parent, 0o700)
+        tmp = self.path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({**data, "server_url": self.server_url}, f)
+        os.replace(tmp, self.path)
+
+    async def get_tokens(self) -> OAuthToken | None:
+        raw = self._load().get("tokens")
+        return OAuthToken.model_validate(raw) if raw else None
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self._save({**self._load(), "tokens": tokens.model_dump(mode="json", exclude_none=True)})
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        if self.preset is not None:
+            return self.preset
+        raw = self._load().get("client")
+        if not raw:
+            return None
+        info = OAuthClientInformationFull.model_validate(raw)
+        if info.redirect_uris and self.redirect_uri not in [str(u) for u in info.redirect_uris]:
+            return None  # registered for another loopback port: register again
+        return info
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self._save({**self._load(), "client": client_info.model_dump(mode="json", exclude_none=True)})
+
+
+class LoopbackCallback:
+    """A one-shot HTTP listener on 127.0.0.1 that receives ?code=...&state=..."""
+
+    def __init__(self, port: int = 0) -> None:
+        self.port = port
+        self._server: asyncio.AbstractServer | None = None
+        self._result: asyncio.Future[tuple[str, str | None]] | None = None
+
+    async def start(self) -> str:
+        self._result = asyncio.get_running_loop().create_future()
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{self.port}/callback"
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            line = (await asyncio.wait_for(reader.readline(), 10)).decode("latin-1")
+            while (await asyncio.wait_for(reader.readline(), 10)) not in (b"\r\n", b"\n", b""):
+                pass
+            target = line.split(" ")[1] if line.count(" ") >= 2 else "/"
+            query = parse_qs(urlsplit(target).query)
+            ok = urlsplit(target).path == "/callback" and ("code" in query or "error" in query)
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n" + PAGE
+                         if ok else b"HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n")
+            await writer.drain()
+            if ok and self._result is not None and not self._result.done():
+                if "code" in query:
+                    self._result.set_result((query["code"][0], query.get("state", [None])[0]))
+                else:
+                    self._result.set_exception(RuntimeError(f"authorization failed: {query['error'][0]}"))
+        except (OSError, asyncio.TimeoutError, IndexError):
+            pass
+        finally:
+            writer.close()
+
+    async def wait(self) -> tuple[str, str | None]:
+        assert self._result is not None
+        return await asyncio.wait_for(asyncio.shield(self._result), FLOW_TIMEOUT)
+
+    async def aclose(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+
+
+async def oauth_provider(server_url: str, user: str, conf: dict[str, Any], callback: LoopbackCallback,
+                         on_url: Callable[[str], None], on_login: Callable[[bool], None]) -> OAuthClientProvider:
+    """An httpx auth for one remote server. `on_url(url)` shows the authorization URL (not headless);
+    `on_login(True/False)` marks a login in progress, so start-up waits for the user."""
+    redirect_uri = await callback.start()
+    scope = conf.get("scope")
+    secret = conf.get("clientSecret")
+    # RFC 7591's default for a confidential client is HTTP Basic; "tokenEndpointAuthMethod" overrides it
+    method = conf.get("tokenEndpointAuthMethod") or ("client_secret_basic" if secret else "none")
+    metadata = OAuthClientMetadata(
+        client_name="mcp-chat", redirect_uris=[redirect_uri], grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"], scope=scope, token_endpoint_auth_method="none")
+    preset = None
+    if conf.get("clientId"):
+        preset = OAuthClientInformationFull(client_id=conf["clientId"], client_secret=secret, redirect_uris=[redirect_uri],
+                                            scope=scope, token_endpoint_auth_method=method)
+    storage = FileTokenStorage(user, server_url, redirect_uri, preset)
+
+    async def redirect(url: str) -> None:
+        on_login(True)
+        if headless():
+            async with httpx.AsyncClient(follow_redirects=True, timeout=30) as http:
+                await http.get(url)  # the authorization server redirects to our loopback callback
+        else:
+            on_url(url)
+
+    async def wait_callback() -> tuple[str, str | None]:
+        try:
+            return await callback.wait()
+        finally:
+            on_login(False)
+
+    return OAuthClientProvider(server_url, metadata, storage, redirect_handler=redirect,
+                               callback_handler=wait_callback, timeout=FLOW_TIMEOUT)

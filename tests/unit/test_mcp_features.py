@@ -1,0 +1,86 @@
+"""Pure parts of the client features: SEP-1034 defaults, form fields, typed answers, clientInfo."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import pytest
+
+from client.mcp.features import BadValue, ClientFeatures, coerce, client_info, form_fields, missing_required, schema_defaults
+from mcp import types
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "User name", "default": "John Doe"},
+        "age": {"type": "integer", "default": 30},
+        "score": {"type": "number", "default": 95.5},
+        "status": {"type": "string", "enum": ["active", "inactive"], "default": "active"},
+        "verified": {"type": "boolean", "default": True},
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}, "default": ["a"]},
+        "pick": {"type": "string", "oneOf": [{"const": "x", "title": "X"}, {"const": "y", "title": "Y"}]},
+        "email": {"type": "string"},
+    },
+    "required": ["email"],
+}
+
+
+def test_defaults_of_every_json_type():
+    assert schema_defaults(SCHEMA) == {"name": "John Doe", "age": 30, "score": 95.5, "status": "active",
+                                       "verified": True, "tags": ["a"]}
+
+
+def test_form_fields_carry_type_enum_and_required():
+    f = {x.name: x for x in form_fields(SCHEMA)}
+    assert f["pick"].enum == ["x", "y"] and f["tags"].enum == ["a", "b", "c"]
+    assert f["email"].required and not f["name"].required
+    assert missing_required(list(f.values()), schema_defaults(SCHEMA)) == ["email"]
+
+
+@pytest.mark.parametrize("name,text,value", [
+    ("age", "41", 41), ("age", "", 30), ("score", "1.5", 1.5), ("verified", "n", False), ("verified", "예", True),
+    ("status", "2", "inactive"), ("status", "active", "active"), ("tags", "b, c", ["b", "c"]), ("email", "", None),
+])
+def test_typed_answers(name, text, value):
+    f = {x.name: x for x in form_fields(SCHEMA)}[name]
+    assert coerce(f, text) == value
+
+
+@pytest.mark.parametrize("name,text", [("age", "4.5"), ("score", "many"), ("verified", "maybe"), ("status", "gone"),
+                                       ("tags", "a, z")])
+def test_bad_answers_are_refused(name, text):
+    with pytest.raises(BadValue):
+        coerce({x.name: x for x in form_fields(SCHEMA)}[name], text)
+
+
+def test_client_info_is_ours():
+    info = client_info()
+    assert info.name == "mcp-chat" and info.version == importlib.metadata.version("mcp-chat")
+
+
+async def test_yes_accepts_defaults_and_no_terminal_declines():
+    params = types.ElicitRequestFormParams(message="m", requestedSchema={**SCHEMA, "required": []})
+    got = await ClientFeatures(yes=True).elicit("s", params)
+    assert got.action == "accept" and got.content == schema_defaults(SCHEMA)
+    assert (await ClientFeatures().elicit("s", params)).action == "decline"
+    req = types.ElicitRequestFormParams(message="m", requestedSchema=SCHEMA)  # a required field has no default
+    assert (await ClientFeatures(yes=True).elicit("s", req)).action == "decline"
+
+
+async def test_sampling_needs_approval_and_fits_the_budget():
+    calls = []
+
+    async def sampler(msgs, system, n):
+        calls.append((msgs, system, n))
+        return "ok", "m"
+
+    params = types.CreateMessageRequestParams(
+        messages=[types.SamplingMessage(role="user", content=types.TextContent(type="text", text="hello " * 50))],
+        maxTokens=5000)
+    denied = await ClientFeatures(sampler=sampler).sample("s", params)
+    assert isinstance(denied, types.ErrorData) and not calls
+    over = await ClientFeatures(yes=True, sampler=sampler, budget=10).sample("s", params)
+    assert isinstance(over, types.ErrorData) and not calls
+    ok = await ClientFeatures(yes=True, sampler=sampler, max_output=256).sample("s", params)
+    assert isinstance(ok, types.CreateMessageResult) and ok.content.text == "ok"
+    assert calls[0][2] == 256  # capped to our output budget

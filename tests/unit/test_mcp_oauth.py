@@ -1,0 +1,50 @@
+"""OAuth token storage: private files per user outside the working folder; the loopback callback."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+
+import httpx
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+from client.mcp.oauth import FileTokenStorage, LoopbackCallback, token_dir
+
+
+async def test_tokens_are_private_per_user_and_outside_the_working_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    store = FileTokenStorage("kim", "https://mcp.example/mcp", "http://127.0.0.1:5000/callback", None)
+    await store.set_tokens(OAuthToken(access_token="at-secret", refresh_token="rt-secret", expires_in=60))
+    assert store.path.parent == token_dir("kim") and str(store.path).startswith(str(tmp_path / "data"))
+    assert stat.S_IMODE(os.stat(store.path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(store.path.parent).st_mode) == 0o700
+    assert (await store.get_tokens()).refresh_token == "rt-secret"
+    other = FileTokenStorage("lee", "https://mcp.example/mcp", "http://127.0.0.1:5000/callback", None)
+    assert await other.get_tokens() is None  # per user
+    assert not list(tmp_path.glob("*.json"))  # nothing in the working folder
+
+
+async def test_a_client_registered_for_another_port_registers_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    old = FileTokenStorage("u", "https://s/mcp", "http://127.0.0.1:1111/callback", None)
+    await old.set_client_info(OAuthClientInformationFull(client_id="c1", redirect_uris=["http://127.0.0.1:1111/callback"]))
+    assert (await old.get_client_info()).client_id == "c1"
+    new = FileTokenStorage("u", "https://s/mcp", "http://127.0.0.1:2222/callback", None)
+    assert await new.get_client_info() is None
+    preset = OAuthClientInformationFull(client_id="pre", redirect_uris=["http://127.0.0.1:2222/callback"])
+    assert (await FileTokenStorage("u", "https://s/mcp", "x", preset).get_client_info()).client_id == "pre"
+
+
+async def test_loopback_callback_receives_the_code():
+    cb = LoopbackCallback()
+    uri = await cb.start()
+    try:
+        async with httpx.AsyncClient() as http:
+            assert (await http.get(uri.replace("/callback", "/other"))).status_code == 404
+            r = await http.get(uri, params={"code": "abc", "state": "xyz"})
+        assert r.status_code == 200
+        assert await asyncio.wait_for(cb.wait(), 5) == ("abc", "xyz")
+    finally:
+        await cb.aclose()
