@@ -154,7 +154,7 @@ def test_broken_entries_reported_by_name_others_still_serve(chat, llm, naver, tm
     assert len(err) == 2, r.err
     assert "'nocmd'" in err[0] and "no-such-server" in err[0]
     assert "'deadurl'" in err[1] and "http://127.0.0.1:9/mcp" in err[1]
-    assert "[도구 응답]:" in r.out and naver.requests  # the bundled server's tools work
+    assert "[도구 응답]:" in r.err and naver.requests  # the bundled server's tools work
     assert "deadurl: 연결 실패" in r.out and "Authorization=***" in r.out
     assert secret not in r.out + r.err
     assert "Traceback" not in r.err

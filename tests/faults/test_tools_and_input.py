@@ -33,7 +33,7 @@ def test_tool_error_reaches_the_model_as_an_error_result(chat, llm, naver):
     naver.set_mode("status", status=429)
     r = chat("--new", input="서울 검색\n")
     assert r.code == 0, r.err
-    assert "[도구 오류]" in r.out
+    assert "[도구 오류]" in r.err
     tool_msg = llm.chat_requests()[1]["messages"][-1]
     assert tool_msg["role"] == "tool" and "429" not in tool_msg["content"] or "한도" in tool_msg["content"]
     assert tool_msg["content"].strip()
@@ -63,9 +63,9 @@ def test_escape_sequences_in_model_output_are_neutralized(chat, llm):
 def test_bad_thread_id_is_refused(chat, llm):
     r = chat("--thread", "../../etc/passwd", input="안녕\n")
     assert r.code == 2 and "세션 ID" in r.err
-    r = chat(input="bad id!\nok-id\n안녕\n")
-    assert "세션 ID가 올바르지 않습니다" in r.err
-    assert "현재 세션 ID: ok-id" in r.out
+    r = chat(input="bad id!\nok-id\n안녕\n")  # read from a pipe: no second chance, exit 2
+    assert r.code == 2 and "세션 ID가 올바르지 않습니다" in r.err
+    assert "현재 세션 ID" not in r.err + r.out and llm.chat_requests() == []
 
 
 def test_unknown_slash_command_hints(chat, llm):

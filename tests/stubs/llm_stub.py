@@ -63,6 +63,7 @@ class LLMStub:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, answer_chars: int = 0) -> None:
         self.answer_chars = answer_chars  # pad plain answers to this length (benchmarks)
         self.require_key: str | None = None  # when set, other bearer keys get 401
+        self.models: list[str] | None = ["stub"]  # GET /models; None: the route answers 404
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.queue: deque[dict] = deque()
@@ -84,8 +85,8 @@ class LLMStub:
             def do_GET(self) -> None:
                 if self._denied():
                     return
-                if self.path.rstrip("/").endswith("/models"):
-                    self._json(200, {"object": "list", "data": [{"id": "stub", "object": "model"}]})
+                if self.path.rstrip("/").endswith("/models") and stub.models is not None:
+                    self._json(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in stub.models]})
                 else:
                     self._json(404, {"error": {"message": "not found"}})
 
