@@ -4,8 +4,9 @@ bundled search server spawned over stdio as usual.
 
     python bench/startup_bench.py [--runs 5]
 
-Prints a Markdown table (median and best of N runs, wall-clock seconds). Nothing is
-asserted: the figures go to the README.
+Prints a Markdown table: wall-clock median and best of N runs, and the median CPU time
+(user + system of the process and its children, steadier on a shared machine). Nothing
+is asserted: the figures go to the README.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -32,10 +34,17 @@ def command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "client"]
 
 
-def time_to_exit(argv: list[str], env: dict[str, str]) -> float:
-    started = time.perf_counter()
+def cpu_children() -> float:
+    """User + system CPU seconds of the finished children so far (steadier than wall time on a busy machine)."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def time_to_exit(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one run to its exit."""
+    cpu, started = cpu_children(), time.perf_counter()
     subprocess.run(argv, env=env, capture_output=True, check=True)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, cpu_children() - cpu
 
 
 def time_to_first_answer(argv: list[str], env: dict[str, str], stdin: bytes) -> tuple[float, float]:
@@ -66,22 +75,33 @@ def main() -> None:
             "NAVER_CLIENT_ID": "x", "NAVER_CLIENT_SECRET": "y", "NAVER_API_BASE_URL": "http://127.0.0.1:9",
         }
         db = str(Path(tmp) / "bench.db")
-        rows: list[tuple[str, list[float]]] = []
-        rows.append(("mcp-chat --help", [time_to_exit([*cmd, "--help"], env) for _ in range(args.runs)]))
-        rows.append(("mcp-chat --version", [time_to_exit([*cmd, "--version"], env) for _ in range(args.runs)]))
-        once = [time_to_first_answer([*cmd, "-p", "--new", "--no-memory", "--db", db], env, "안녕".encode())
-                for _ in range(args.runs)]
-        rows.append(("mcp-chat -p (stdin) → first answer byte", [a for a, _ in once]))
-        rows.append(("mcp-chat -p (stdin) → exit", [b for _, b in once]))
+        rows: list[tuple[str, list[float], list[float] | None]] = []
+
+        def exits(name: str, argv: list[str]) -> None:
+            runs = [time_to_exit(argv, env) for _ in range(args.runs)]
+            rows.append((name, [w for w, _ in runs], [c for _, c in runs]))
+
+        exits("(python -c pass: the interpreter alone)", [sys.executable, "-c", "pass"])
+        exits("mcp-chat --help", [*cmd, "--help"])
+        exits("mcp-chat --version", [*cmd, "--version"])
+        once = []
+        for _ in range(args.runs):
+            cpu = cpu_children()
+            first, done = time_to_first_answer([*cmd, "-p", "--new", "--no-memory", "--db", db], env, "안녕".encode())
+            once.append((first, done, cpu_children() - cpu))
+        rows.append(("mcp-chat -p (stdin) → first answer byte", [a for a, _, _ in once], None))
+        rows.append(("mcp-chat -p (stdin) → exit (CPU incl. the search server)", [b for _, b, _ in once], [c for _, _, c in once]))
         piped = [time_to_first_answer([*cmd, "--new", "--no-memory", "--db", db], env, "안녕\n".encode())
                  for _ in range(args.runs)]
-        rows.append(("echo 안녕 | mcp-chat --new → first answer byte", [a for a, _ in piped]))
+        rows.append(("echo 안녕 \\| mcp-chat --new → first answer byte", [a for a, _ in piped], None))
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{platform.python_implementation()} {platform.python_version()} · {os.cpu_count()} CPUs · "
-          f"{args.runs} runs · `{' '.join(Path(c).name for c in cmd)}`\n")
-    print("| what | median (s) | best (s) |")
-    print("|---|---:|---:|")
-    for name, values in rows:
-        print(f"| {name} | {statistics.median(values):.2f} | {min(values):.2f} |")
+          f"load average {load:.1f} · {args.runs} runs · `{' '.join(Path(c).name for c in cmd)}`\n")
+    print("| what | wall median (s) | wall best (s) | CPU median (s) |")
+    print("|---|---:|---:|---:|")
+    for name, wall, cpu in rows:
+        cpu_text = f"{statistics.median(cpu):.2f}" if cpu else "–"
+        print(f"| {name} | {statistics.median(wall):.2f} | {min(wall):.2f} | {cpu_text} |")
 
 
 if __name__ == "__main__":

@@ -22,12 +22,9 @@ EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
 
 
 def version() -> str:
-    from importlib.metadata import PackageNotFoundError, version as dist_version
+    from . import __version__  # one constant: no scan of the installed distributions
 
-    try:
-        return dist_version("mcp-chat")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "0+unknown"
+    return __version__
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):

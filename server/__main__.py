@@ -58,7 +58,7 @@ def _version() -> str:
 
     try:
         return version("mcp-chat")
-    except PackageNotFoundError:
+    except PackageNotFoundError:  # a source tree that was never installed
         return "0+unknown"
 
 

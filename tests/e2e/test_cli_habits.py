@@ -305,6 +305,11 @@ def test_completion_scripts(runner, shell):
         pytest.skip(f"{shell} is not installed: syntax not checked")
     check = subprocess.run([exe, "-n"], input=r.out, capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
+    if shell == "bash":  # complete a partly typed option and a command, as the shell would
+        script = ('source /dev/stdin; for line in "mcp-chat --th" "mcp-chat ex"; do read -ra COMP_WORDS <<< "$line"; '
+                  'COMP_CWORD=1; COMP_LINE="$line"; COMP_POINT=${#line}; _shtab_mcp_chat; echo "${COMPREPLY[*]}"; done')
+        done = subprocess.run([exe, "-c", script], input=r.out, capture_output=True, text=True)
+        assert done.stdout.splitlines() == ["--thread", "export"], done.stderr
 
 
 def test_strategies_match_the_policy():
