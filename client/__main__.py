@@ -152,7 +152,10 @@ async def _chat(settings: Settings, specs: list) -> int:
     from .store import open_store
     from .tui import make_renderer
 
-    renderer = make_renderer()  # rich at a terminal, plain when piped
+    from .render import Renderer
+
+    # rich at a terminal, plain when piped; -p always plain (one answer, script-friendly)
+    renderer = make_renderer() if settings.prompt is None else Renderer()
     await check_key(settings)
     store = await open_store(settings.db)
     hub = ToolHub(specs, settings.debug)
