@@ -187,7 +187,7 @@ def resolve_once(args: argparse.Namespace, s: Settings) -> None:
     s.continue_last = bool(getattr(args, "continue_last", False))
     fmt = getattr(args, "output_format", None)
     if fmt and getattr(args, "print_prompt", None) is None:
-        raise ConfigError("print_conflict", detail="--output-format needs -p")
+        raise ConfigError("print_only", detail="--output-format")
     s.output_format = fmt or "text"
 
 

@@ -19,7 +19,9 @@ def test_unreachable_mcp_server_chat_goes_on_without_tools(chat, llm):
     r = chat("--new", "--server-url", url, input="안녕\n")
     assert r.code == 0, r.err
     assert "연결하지 못했습니다" in r.err and "도구 없이" in r.err
-    assert len(r.err.strip().splitlines()) == 1
+    errors = [ln for ln in r.err.splitlines() if "연결하지 못했습니다" in ln or "Traceback" in ln]
+    assert len(errors) == 1  # one line; the rest of stderr is the usual status lines of a pipe
+    assert r.out == "답변 1: 안녕\n"
     assert "tools" not in llm.requests[-1]
 
 
