@@ -1,0 +1,3 @@
+"""mcp-chat: the terminal chat client."""
+
+__version__ = "0.1.0"

@@ -1,49 +1,135 @@
-"""mcp-chat: subcommands chat (default), threads, export, delete."""
+"""mcp-chat: subcommands chat (default), threads, export, delete, completion.
+
+Arguments are parsed before anything heavy is imported, so `--help` and `--version`
+answer at once; each command imports what it needs.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
-
-from dotenv import load_dotenv
+from pathlib import Path
 
 from . import i18n
-from .faults import AuthError
-from .config import ConfigError, Settings, env_secrets, add_chat_options, add_db_option, resolve, resolve_db
-from .i18n import t
-from .local.weights import SetupError
-from .render import Renderer, debug_traceback, redact
-from .store import StoreError, open_store
-from .store.pg_url import url_passwords
+from .config import ConfigError, Settings, add_chat_options, add_common_options, add_db_option, env_secrets, resolve, resolve_db
+from .i18n import t, tr
+from .paths import LOCAL_DB, data_dir, ensure_private_dir, user_env_file
 
-SUBCOMMANDS = ("chat", "threads", "export", "delete")
+SUBCOMMANDS = ("chat", "threads", "export", "delete", "completion")
+SHELLS = ("bash", "zsh")
 EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
 
 
+def version() -> str:
+    from . import __version__  # one constant: no scan of the installed distributions
+
+    return __version__
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    def add_usage(self, usage, actions, groups, prefix=None):  # type: ignore[no-untyped-def]
+        super().add_usage(usage, actions, groups, tr("사용법: ", "usage: ") if prefix is None else prefix)
+
+
+class _Version(argparse.Action):
+    def __init__(self, option_strings: list[str], dest: str, **kw: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help=tr("버전을 출력하고 종료", "print the version and exit"))
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        print(f"mcp-chat {version()}")
+        parser.exit()
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *a: object, **kw: object) -> None:
+        kw.setdefault("formatter_class", _Formatter)
+        kw["add_help"] = False
+        super().__init__(*a, **kw)  # type: ignore[arg-type]
+        self._optionals.title = tr("옵션", "options")
+        self._positionals.title = tr("인자", "arguments")
+        self.add_argument("-h", "--help", action="help", help=tr("이 도움말을 출력하고 종료", "show this help and exit"))
+        self.add_argument("--version", action=_Version)
+
     def error(self, message: str) -> None:  # one line, exit 2
         raise ConfigError("bad_option", detail=message)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="mcp-chat", description="HyperCLOVA X + MCP 터미널 채팅")
-    sub = p.add_subparsers(dest="cmd", parser_class=_Parser)
-    add_chat_options(sub.add_parser("chat", help="대화 (기본)"))
-    th = sub.add_parser("threads", help="세션 목록")
+def _commands_epilog() -> str:
+    rows = [
+        ("mcp-chat [chat] [OPTIONS]", tr("대화 (기본 명령)", "chat (the default command)")),
+        (tr("mcp-chat -p \"질문\"", "mcp-chat -p \"question\""), tr("한 번 답하고 종료 (stdin도 가능)", "answer once and exit (stdin works too)")),
+        ("mcp-chat threads", tr("세션 목록", "list sessions")),
+        ("mcp-chat export ID [--format md|json]", tr("세션 전체 기록 출력", "print a session's full transcript")),
+        ("mcp-chat delete ID", tr("세션 삭제", "delete a session")),
+        ("mcp-chat completion bash|zsh", tr("셸 자동 완성 스크립트 출력", "print a shell completion script")),
+    ]
+    lines = [tr("명령:", "commands:")] + [f"  {cmd:<40}{what}" for cmd, what in rows]
+    lines.append(tr("명령별 도움말: mcp-chat COMMAND --help", "help on a command: mcp-chat COMMAND --help"))
+    return "\n".join(lines)
+
+
+def build_parser(completion: bool = False) -> argparse.ArgumentParser:
+    """The command line. With completion=True the chat options sit at the top level too,
+    as `mcp-chat --new` is typed (shell completion reads this shape)."""
+    p = _Parser(prog="mcp-chat", description=tr("HyperCLOVA X + MCP 터미널 채팅", "HyperCLOVA X + MCP terminal chat"),
+                epilog=_commands_epilog())
+    if completion:
+        add_chat_options(p)
+    sub = p.add_subparsers(dest="cmd", parser_class=_Parser, metavar="COMMAND")
+    chat = sub.add_parser("chat", prog="mcp-chat", usage="mcp-chat [chat] [OPTIONS]", epilog=_commands_epilog(),
+                          help=tr("대화 (기본)", "chat (default)"),
+                          description=tr("HyperCLOVA X + MCP 터미널 채팅", "HyperCLOVA X + MCP terminal chat"))
+    add_chat_options(chat)
+    th = sub.add_parser("threads", prog="mcp-chat threads", help=tr("세션 목록", "list sessions"),
+                        description=tr("세션마다 한 줄: ID, 턴 수, 마지막 활동, 제목", "one line per session: id, turns, last activity, title"))
     add_db_option(th)
-    ex = sub.add_parser("export", help="세션 전체 기록 출력")
-    ex.add_argument("thread")
-    ex.add_argument("--format", choices=("md", "json"), default="md")
+    ex = sub.add_parser("export", prog="mcp-chat export", help=tr("세션 전체 기록 출력", "print a session's full transcript"))
+    ex.add_argument("thread", metavar="ID", help=tr("세션 ID", "session id"))
+    ex.add_argument("--format", choices=("md", "json"), default="md", help=tr("출력 형식 (기본 md)", "output format (default md)"))
     add_db_option(ex)
-    de = sub.add_parser("delete", help="세션 삭제")
-    de.add_argument("thread")
+    de = sub.add_parser("delete", prog="mcp-chat delete", help=tr("세션 삭제", "delete a session"))
+    de.add_argument("thread", metavar="ID", help=tr("세션 ID", "session id"))
     add_db_option(de)
+    co = sub.add_parser("completion", prog="mcp-chat completion", help=tr("셸 자동 완성 스크립트", "shell completion script"),
+                        description=tr("예: mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat",
+                                       "e.g. mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat"))
+    co.add_argument("shell", choices=SHELLS, help=tr("셸", "shell"))
     for sp in (th, ex, de):
-        sp.add_argument("--debug", action="store_true")
-        sp.add_argument("--lang", choices=("ko", "en"))
+        add_common_options(sp)
     return p
+
+
+def load_env() -> None:
+    """`.env` in the working folder, then the per-user one; real environment variables win."""
+    from dotenv import load_dotenv
+
+    load_dotenv(".env", override=False)
+    user_env = user_env_file()
+    if user_env.is_file():
+        load_dotenv(user_env, override=False)
+
+
+def _lang_of(argv: list[str]) -> str:
+    """--lang before parsing, so that help and parse errors speak it."""
+    for i, a in enumerate(argv):
+        if a == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--lang="):
+            return a.split("=", 1)[1]
+    return os.environ.get("MCP_CHAT_LANG", "").strip() or "ko"
+
+
+def read_prompt(args: argparse.Namespace) -> str | None:
+    """-p: the prompt argument, or all of stdin as one message."""
+    if args.print_prompt is None:
+        return None
+    prompt = args.print_prompt
+    if not prompt and not sys.stdin.isatty():
+        prompt = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    if not prompt.strip():
+        raise ConfigError("print_no_prompt")
+    return prompt.strip("\n")
 
 
 async def run_chat(settings: Settings) -> int:
@@ -51,22 +137,28 @@ async def run_chat(settings: Settings) -> int:
     from .providers import provider_runtime
 
     specs = server_specs(settings)  # a bad --mcp-config is a ConfigError: exit 2 before anything starts
+    if settings.db == str(data_dir() / LOCAL_DB):  # the per-user default: its folder may not exist yet
+        ensure_private_dir(data_dir())
     async with provider_runtime(settings):  # clova: needs a key; local: starts and stops llama-server
         return await _chat(settings, specs)
 
 
 async def _chat(settings: Settings, specs: list) -> int:
-    from .agent import build_agent, build_model, check_key
+    from .agent import build_model, check_key
     from .mcp import ToolHub
     from .mcp.gate import PermissionGate
     from .mcp.permissions import Permissions
     from .mcp.saved_approvals import SavedApprovals, approvals_path
+    from .models import build_stack
     from .repl import Repl
     from .session import ChatSession
-
+    from .store import open_store
     from .tui import make_renderer
 
-    renderer = make_renderer()  # rich at a terminal, plain when piped
+    from .render import Renderer
+
+    # rich at a terminal, plain when piped; -p always plain (one answer, script-friendly)
+    renderer = make_renderer() if settings.prompt is None else Renderer()
     await check_key(settings)
     store = await open_store(settings.db)
     permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), secrets=settings.secrets())
@@ -90,15 +182,8 @@ async def _chat(settings: Settings, specs: list) -> int:
             renderer.error(t(key, name=server.spec.name, target=server.spec.where, err=server.error))
         if hub.failed() and settings.require_tools:
             return EXIT_RUNTIME
-        model = build_model(settings, with_tools=bool(hub.tools))
-        agent, mw = build_agent(model, hub.tools, store.checkpointer, settings.max_input_tokens, settings.debug,
-                                max_model_calls=settings.max_model_calls, max_tool_calls=settings.max_tool_calls,
-                                gate=PermissionGate(hub.authorize, hub.tool_of))
-        if settings.provider == "local":  # the local template lists tools compactly: count what is sent
-            from .providers import local_tools_tokens
-
-            mw.tools_tokens = local_tools_tokens(hub.tools)
-            mw.calibration.ratio = 1.2  # prior until the server reports: Qwen's tokenizer vs our estimate
+        agent, mw, summarizer = build_stack(settings, hub.tools, store.checkpointer,
+                                            gate=PermissionGate(hub.authorize, hub.tool_of))
         memory = None
         if settings.memory:
             from .memory.manager import MemoryManager
@@ -128,8 +213,21 @@ def client_features(settings: Settings, model: object):  # -> ClientFeatures
                           roots=[Path.cwd(), *(Path(r) for r in settings.roots)], user=settings.user)
 
 
+def _missing_file(db: str) -> bool:
+    """A SQLite path with no file behind it: read-only commands must not create one."""
+    from .store.pg_url import is_postgres_url
+
+    return not is_postgres_url(db) and not Path(db).exists()
+
+
 async def run_threads(db: str) -> int:
+    from .render import Renderer
+
+    if _missing_file(db):
+        Renderer().line(t("threads_empty"))
+        return EXIT_OK
     from .repl import print_threads
+    from .store import open_store
 
     store = await open_store(db)
     try:
@@ -140,7 +238,12 @@ async def run_threads(db: str) -> int:
 
 
 async def run_export(db: str, thread: str, fmt: str) -> int:
+    from .store import StoreError
+
+    if _missing_file(db):
+        raise StoreError("no_thread", id=thread)
     from .export import to_json, to_markdown
+    from .store import open_store
 
     store = await open_store(db)
     try:
@@ -155,6 +258,11 @@ async def run_export(db: str, thread: str, fmt: str) -> int:
 
 
 async def run_delete(db: str, thread: str) -> int:
+    from .store import StoreError
+
+    if _missing_file(db):
+        raise StoreError("no_thread", id=thread)
+    from .store import open_store
     from .store.sqlite import SqliteStore
 
     store = await open_store(db)
@@ -169,47 +277,75 @@ async def run_delete(db: str, thread: str) -> int:
     return EXIT_OK
 
 
+def run_completion(shell: str) -> int:
+    import shtab
+
+    sys.stdout.write(shtab.complete(build_parser(completion=True), shell=shell))
+    return EXIT_OK
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    import asyncio
+
+    i18n.set_lang(args.lang or os.environ.get("MCP_CHAT_LANG", "").strip() or "ko")
+    if args.cmd == "chat":
+        settings = resolve(args)
+        settings.prompt = read_prompt(args)
+        return asyncio.run(run_chat(settings))
+    if args.cmd == "threads":
+        return asyncio.run(run_threads(resolve_db(args)))
+    if args.cmd == "export":
+        return asyncio.run(run_export(resolve_db(args), args.thread, args.format))
+    if args.cmd == "delete":
+        return asyncio.run(run_delete(resolve_db(args), args.thread))
+    return run_completion(args.shell)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help"):
-        argv = ["chat", *argv]
-    load_dotenv(".env", override=False)  # real environment variables win
+    if not argv or argv[0] not in SUBCOMMANDS:
+        argv = ["chat", *argv]  # `mcp-chat --help` is the chat's help
+    load_env()
+    i18n.set_lang(_lang_of(argv))
     debug = "--debug" in argv
     try:
         args = build_parser().parse_args(argv)
-        i18n.set_lang(getattr(args, "lang", None) or os.environ.get("MCP_CHAT_LANG") or "ko")
-        if args.cmd == "chat":
-            code = asyncio.run(run_chat(resolve(args)))
-        elif args.cmd == "threads":
-            code = asyncio.run(run_threads(resolve_db(args)))
-        elif args.cmd == "export":
-            code = asyncio.run(run_export(resolve_db(args), args.thread, args.format))
-        else:
-            code = asyncio.run(run_delete(resolve_db(args), args.thread))
+        args.lang = getattr(args, "lang", None)
+        return dispatch(args)
     except ConfigError as e:
         print(t(e.key, **e.fmt), file=sys.stderr)
-        code = EXIT_CONFIG
-    except StoreError as e:
-        print(t(e.key, **e.fmt), file=sys.stderr)
-        code = EXIT_RUNTIME
-    except AuthError as e:
-        print(t("auth_failed", err=str(e)), file=sys.stderr)
-        code = EXIT_CONFIG
-    except SetupError as e:  # --provider local could not build, fetch or start its model
-        print(t("local_failed", err=str(e)), file=sys.stderr)
-        code = EXIT_RUNTIME
+        return EXIT_CONFIG
     except KeyboardInterrupt:
-        code = 130
+        return 130
     except BrokenPipeError:  # e.g. `mcp-chat export ID | head`
-        code = EXIT_OK
-    except Exception as e:  # noqa: BLE001 - last resort: one line unless --debug
-        secrets = env_secrets() + [pw for a in argv for pw in url_passwords(a)]  # a --db URL's password too
-        if debug:
-            print(debug_traceback(secrets), file=sys.stderr)
-        line = str(e).splitlines()[0] if str(e) else type(e).__name__
-        print(t("turn_error", err=redact(line, secrets)), file=sys.stderr)
-        code = EXIT_RUNTIME
-    return code
+        return EXIT_OK
+    except Exception as e:  # noqa: BLE001 - classified in one place
+        return report(e, argv, debug)
+
+
+def report(e: Exception, argv: list[str], debug: bool) -> int:
+    """One line for an expected error (Korean unless --lang en); a traceback only with --debug."""
+    from .faults import AuthError
+    from .local.weights import SetupError
+    from .render import debug_traceback, redact
+    from .store import StoreError
+    from .store.pg_url import url_passwords
+
+    if isinstance(e, StoreError):
+        print(t(e.key, **e.fmt), file=sys.stderr)
+        return EXIT_RUNTIME
+    if isinstance(e, AuthError):
+        print(t("auth_failed", err=str(e)), file=sys.stderr)
+        return EXIT_CONFIG
+    if isinstance(e, SetupError):  # --provider local could not build, fetch or start its model
+        print(t("local_failed", err=str(e)), file=sys.stderr)
+        return EXIT_RUNTIME
+    secrets = env_secrets() + [pw for a in argv for pw in url_passwords(a)]  # a --db URL's password too
+    if debug:
+        print(debug_traceback(secrets), file=sys.stderr)
+    line = str(e).splitlines()[0] if str(e) else type(e).__name__
+    print(t("turn_error", err=redact(line, secrets)), file=sys.stderr)
+    return EXIT_RUNTIME
 
 
 def entry() -> None:

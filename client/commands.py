@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "compact": ("[초점]", "지금 요약 (남길 내용 지정 가능)", "summarize now (optional focus)"),
     "summary": ("", "현재 요약 보기", "show the current summary"),
     "tokens": ("", "턴별/전체 토큰 사용량 (API 보고값)", "per-turn and total tokens (API-reported)"),
+    "model": ("[NAME]", "모델 목록 보기/이 세션의 모델 바꾸기", "list models or switch for this session"),
     "tools": ("", "서버별 도구와 설명", "tools per server, with descriptions"),
     "servers": ("", "MCP 서버 상태", "MCP server states"),
     "permissions": ("[reset]", "도구 허용 목록 보기/초기화", "list or reset tool approvals"),

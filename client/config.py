@@ -1,4 +1,9 @@
-"""Command line and environment -> settings. No I/O beyond reading env and .env."""
+"""Command line and environment -> settings. No I/O beyond reading env and .env.
+
+Imported before the arguments are parsed: keep it light (no langchain, no rich) so
+`mcp-chat --help` and `--version` answer at once; heavy modules are imported inside
+the functions that need them.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,18 @@ import getpass
 import os
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .context.policy import STRATEGIES, ContextSettings
-from .memory.scorer import SCORERS as MEMORY_SCORERS
+from .i18n import tr
+from .paths import default_db, user_mcp_config
+from .provider_options import add_provider_options
+
+if TYPE_CHECKING:
+    from .context.policy import ContextSettings
+
+STRATEGIES: tuple[str, ...] = ("none", "trim", "summarize")  # = client.context.policy.STRATEGIES
+OUTPUT_FORMATS = ("text", "json")
+MEMORY_SCORERS = ("local", "llm")  # = client.memory.scorer.SCORERS (not imported: fast --help)
 
 DEFAULT_BASE_URL = "https://clovastudio.stream.ntruss.com/v1/openai"
 DEFAULT_MODEL = "HCX-005"
@@ -27,6 +41,12 @@ MODEL_WINDOWS: dict[str, tuple[int, int]] = {
 MIN_TOOL_COMPLETION_TOKENS = 1_024  # CLOVA rejects less when tools are bound
 THREAD_ID_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 EXIT_WORDS = {"종료", "exit", "quit"}
+
+
+def _default_context() -> ContextSettings:
+    from .context.policy import ContextSettings
+
+    return ContextSettings()
 
 
 class ConfigError(Exception):
@@ -52,8 +72,9 @@ class Settings:
     base_url: str = DEFAULT_BASE_URL
     provider: str = "clova"  # clova | openai | local (client/providers.py)
     provider_auto: bool = False  # local chosen because no CLOVA key was configured
-    context: ContextSettings = field(default_factory=ContextSettings)
+    context: ContextSettings = field(default_factory=_default_context)
     max_input_tokens: int = 0
+    budget_explicit: bool = False  # --max-input-tokens / MAX_INPUT_TOKENS given: /model keeps it
     max_output_tokens: int = 4_096
     user: str = ""
     memory: bool = True
@@ -65,6 +86,9 @@ class Settings:
     max_tool_calls: int = 20  # per turn
     debug: bool = False
     lang: str = "ko"
+    continue_last: bool = False  # -c: this user's most recently active thread
+    prompt: str | None = None  # -p: the one message (stdin already read); None: a chat
+    output_format: str = "text"  # -p: text | json
     require_tools: bool = False
     roots: list[str] = field(default_factory=list)  # --root (repeatable) / MCP_CHAT_ROOTS: offered besides the cwd
     yes: bool = False  # --yes / MCP_CHAT_YES: approve every tool call without asking (scripts)
@@ -112,42 +136,99 @@ def _env_int(name: str) -> int | None:
 
 
 def add_db_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", default=None, help="SQLite 파일 또는 postgresql://USER:PASS@HOST/DB (기본: checkpoint.db, env CHECKPOINT_DB)")
+    p.add_argument("--db", default=None, metavar="PATH|URL",
+                   help=tr("SQLite 파일 또는 postgresql://USER:PASS@HOST/DB (env CHECKPOINT_DB; 기본: ./checkpoint.db 가 있으면 그것, "
+                           "없으면 $XDG_DATA_HOME/mcp-chat/checkpoint.db)",
+                           "SQLite file or postgresql://USER:PASS@HOST/DB (env CHECKPOINT_DB; default: ./checkpoint.db if it exists, "
+                           "else $XDG_DATA_HOME/mcp-chat/checkpoint.db)"))
+
+
+def add_common_options(p: argparse.ArgumentParser) -> None:
+    """--lang and --debug, on every command."""
+    p.add_argument("--lang", choices=("ko", "en"), help=tr("UI 언어 (env MCP_CHAT_LANG, 기본 ko)", "UI language (env MCP_CHAT_LANG, default ko)"))
+    p.add_argument("--debug", action="store_true", help=tr("오류 추적과 요청 로그 (비밀값 제외)", "tracebacks and request logging (never secrets)"))
 
 
 def add_chat_options(p: argparse.ArgumentParser) -> None:
     add_db_option(p)
-    p.add_argument("--thread", help="이어갈(없으면 만들) 세션 ID")
-    p.add_argument("--new", action="store_true", help="새 세션을 바로 시작")
-    p.add_argument("--server-url", action="append", help="streamable HTTP MCP 서버 URL, 여러 번 지정 가능 (기본: 내장 검색 서버를 stdio로 실행)")
-    p.add_argument("--mcp-config", help="MCP 서버 설정 파일 (mcpServers JSON, env MCP_CONFIG)")
-    p.add_argument("--with-search", action="store_true", help="다른 MCP 서버와 함께 내장 검색 서버도 실행")
-    p.add_argument("--context", choices=STRATEGIES, help=f"컨텍스트 정책 (기본 {DEFAULT_STRATEGY})")
-    p.add_argument("--max-turns", type=int, help="원문 그대로 유지할 완료된 턴 수 (trim 5, summarize 2)")
-    p.add_argument("--summary-after", type=int, help="요약을 시작하는 턴 수 N (기본 5)")
-    p.add_argument("--max-input-tokens", type=int, help="요청 하나의 토큰 예산")
-    p.add_argument("--user", help="장기 기억의 주인 (기본: OS 사용자)")
-    p.add_argument("--no-memory", action="store_true", help="장기 기억을 쓰지 않음")
-    p.add_argument("--memory-threshold", type=float, help="장기 기억으로 남길 최소 유용성 점수 (기본 0.5)")
-    p.add_argument("--memory-top-k", type=int, help="세션당 남길 장기 기억 최대 개수 (기본 5)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--thread", metavar="ID", help=tr("이어갈(없으면 만들) 세션 ID", "session to resume (created if missing)"))
+    which.add_argument("--new", action="store_true", help=tr("새 세션을 바로 시작", "start a new session at once"))
+    which.add_argument("-c", "--continue", dest="continue_last", action="store_true",
+                       help=tr("이 사용자가 가장 최근에 쓴 세션을 이어감", "resume this user's most recently active session"))
+    p.add_argument("-p", "--print", dest="print_prompt", nargs="?", const="", default=None, metavar="PROMPT",
+                   help=tr("한 번 답하고 종료: PROMPT (없으면 stdin 전체를 한 메시지로)",
+                           "answer once and exit: PROMPT (or all of stdin as one message)"))
+    p.add_argument("--output-format", choices=OUTPUT_FORMATS,
+                   help=tr("-p 출력 형식: text (답변만) 또는 json (답변, 세션 ID, 도구 호출, 토큰, 컨텍스트 조치)",
+                           "-p output: text (the answer) or json (answer, session id, tool calls, tokens, context action)"))
+    p.add_argument("--server-url", action="append", metavar="URL",
+                   help=tr("streamable HTTP MCP 서버 URL, 여러 번 지정 가능 (env MCP_SERVER_URL; 기본: 내장 검색 서버를 stdio로 실행)",
+                           "streamable-HTTP MCP server URL, repeatable (env MCP_SERVER_URL; default: the bundled search server over stdio)"))
+    p.add_argument("--mcp-config", metavar="FILE",
+                   help=tr("MCP 서버 설정 파일 (mcpServers JSON, env MCP_CONFIG; 기본 $XDG_CONFIG_HOME/mcp-chat/mcp.json 이 있으면 그것)",
+                           "MCP servers file (mcpServers JSON, env MCP_CONFIG; default $XDG_CONFIG_HOME/mcp-chat/mcp.json if it exists)"))
+    p.add_argument("--with-search", action="store_true",
+                   help=tr("다른 MCP 서버와 함께 내장 검색 서버도 실행", "run the bundled search server alongside the others"))
+    p.add_argument("--context", choices=STRATEGIES,
+                   help=tr(f"컨텍스트 정책 (env CONTEXT_STRATEGY, 기본 {DEFAULT_STRATEGY})", f"context policy (env CONTEXT_STRATEGY, default {DEFAULT_STRATEGY})"))
+    p.add_argument("--max-turns", type=int, metavar="M",
+                   help=tr("원문 그대로 유지할 완료된 턴 수 (env MAX_TURNS_TO_KEEP; trim 5, summarize 2)",
+                           "completed turns kept verbatim (env MAX_TURNS_TO_KEEP; trim 5, summarize 2)"))
+    p.add_argument("--summary-after", type=int, metavar="N",
+                   help=tr("요약을 시작하는 턴 수 N (env CONTEXT_TURNS_LIMIT, 기본 5)", "summarize past N turns (env CONTEXT_TURNS_LIMIT, default 5)"))
+    p.add_argument("--max-input-tokens", type=int, metavar="T",
+                   help=tr("요청 하나의 토큰 예산 (env MAX_INPUT_TOKENS; 기본: 모델 창 - 출력 예약)",
+                           "token budget of one request (env MAX_INPUT_TOKENS; default: model window minus reserved output)"))
+    p.add_argument("--user", metavar="NAME", help=tr("장기 기억의 주인 (env MCP_CHAT_USER, 기본: OS 사용자)", "owner of long-term memory (env MCP_CHAT_USER, default: the OS user)"))
+    p.add_argument("--no-memory", action="store_true", help=tr("장기 기억을 쓰지 않음", "no long-term memory read or written"))
+    p.add_argument("--memory-threshold", type=float, metavar="S",
+                   help=tr("장기 기억으로 남길 최소 유용성 점수 (기본 0.5)", "minimum usefulness score kept in memory (default 0.5)"))
+    p.add_argument("--memory-top-k", type=int, metavar="K",
+                   help=tr("세션당 남길 장기 기억 최대 개수 (기본 5)", "most memory items kept per session (default 5)"))
+    p.add_argument("--model", metavar="NAME", help=tr(f"모델 이름 (env CLOVA_STUDIO_MODEL, 기본 {DEFAULT_MODEL})", f"model name (env CLOVA_STUDIO_MODEL, default {DEFAULT_MODEL})"))
     p.add_argument("--memory-scorer", choices=MEMORY_SCORERS,
-                   help="장기 기억 유용성 채점: local (내장 경량 모델, 요청 없음, 기본) 또는 llm (env MCP_CHAT_MEMORY_SCORER)")
-    p.add_argument("--max-model-calls", type=int, help="한 턴의 모델 호출 상한, 마지막 호출은 도구 없이 (기본 12, env MAX_MODEL_CALLS)")
-    p.add_argument("--max-tool-calls", type=int, help="한 턴의 도구 호출 상한 (기본 20, env MAX_TOOL_CALLS)")
-    p.add_argument("--model", help=f"모델 이름 (기본 {DEFAULT_MODEL})")
-    from .providers import add_provider_options  # --provider, --base-url
-
-    add_provider_options(p)
-    p.add_argument("--timeout", type=float, help="모델 요청 제한 시간(초, 기본 120)")
-    p.add_argument("--require-tools", action="store_true", help="MCP 서버 연결 실패 시 종료")
-    p.add_argument("--yes", action="store_true", help="도구 호출을 묻지 않고 모두 허용 (스크립트용, env MCP_CHAT_YES=1)")
-    p.add_argument("--lang", choices=("ko", "en"), help="UI 언어")
-    p.add_argument("--debug", action="store_true", help="오류 추적과 요청 로그 (비밀값 제외)")
-    p.add_argument("--root", action="append", help="MCP 서버에 알릴 폴더 (현재 폴더 외에 추가, 여러 번 지정 가능, env MCP_CHAT_ROOTS=a:b)")
+                   help=tr("장기 기억 유용성 채점: local (내장 경량 모델, 요청 없음, 기본) 또는 llm (env MCP_CHAT_MEMORY_SCORER)",
+                           "memory usefulness scoring: local (shipped light model, no request, default) or llm (env MCP_CHAT_MEMORY_SCORER)"))
+    p.add_argument("--max-model-calls", type=int, metavar="N",
+                   help=tr("한 턴의 모델 호출 상한, 마지막 호출은 도구 없이 (env MAX_MODEL_CALLS, 기본 12)",
+                           "model calls per turn at most, the last one without tools (env MAX_MODEL_CALLS, default 12)"))
+    p.add_argument("--max-tool-calls", type=int, metavar="N",
+                   help=tr("한 턴의 도구 호출 상한 (env MAX_TOOL_CALLS, 기본 20)", "tool calls per turn at most (env MAX_TOOL_CALLS, default 20)"))
+    add_provider_options(p)  # --provider, --base-url
+    p.add_argument("--timeout", type=float, metavar="SEC",
+                   help=tr("모델 요청 제한 시간(초, env CLOVA_STUDIO_TIMEOUT, 기본 120)", "model request timeout (seconds, env CLOVA_STUDIO_TIMEOUT, default 120)"))
+    p.add_argument("--require-tools", action="store_true", help=tr("MCP 서버 연결 실패 시 종료", "exit when an MCP server cannot be reached"))
+    p.add_argument("--yes", action="store_true",
+                   help=tr("도구 호출·샘플링·입력 요청을 묻지 않고 모두 허용 (스크립트용, env MCP_CHAT_YES=1)",
+                           "approve every tool call, sampling and elicitation without asking (scripts; env MCP_CHAT_YES=1)"))
+    p.add_argument("--root", action="append", metavar="DIR",
+                   help=tr("MCP 서버에 알릴 폴더 (현재 폴더 외에 추가, 여러 번 지정 가능, env MCP_CHAT_ROOTS=a:b)",
+                           "folder offered to MCP servers besides the current one, repeatable (env MCP_CHAT_ROOTS=a:b)"))
+    add_common_options(p)
 
 
 def resolve_db(args: argparse.Namespace) -> str:
-    return args.db or os.environ.get("CHECKPOINT_DB") or "checkpoint.db"
+    return args.db or os.environ.get("CHECKPOINT_DB") or default_db()
+
+
+def resolve_once(args: argparse.Namespace, s: Settings) -> None:
+    """-c, -p and --output-format (the prompt itself is read by the caller)."""
+    s.continue_last = bool(getattr(args, "continue_last", False))
+    fmt = getattr(args, "output_format", None)
+    if fmt and getattr(args, "print_prompt", None) is None:
+        raise ConfigError("print_only", detail="--output-format")
+    s.output_format = fmt or "text"
+
+
+def apply_model_window(s: Settings, budget: int | None = None) -> None:
+    """Output reserve and request budget for s.model (an explicit budget is kept)."""
+    window, out = MODEL_WINDOWS.get(s.model, MODEL_WINDOWS["*"])
+    s.max_output_tokens = max(out, MIN_TOOL_COMPLETION_TOKENS)
+    if budget is not None:
+        s.max_input_tokens, s.budget_explicit = budget, True
+    elif not s.budget_explicit:
+        s.max_input_tokens = window - s.max_output_tokens
 
 
 def resolve(args: argparse.Namespace) -> Settings:
@@ -158,12 +239,15 @@ def resolve(args: argparse.Namespace) -> Settings:
     s.lang = args.lang or os.environ.get("MCP_CHAT_LANG") or "ko"
     s.thread = args.thread
     s.new = bool(args.new)
+    resolve_once(args, s)
     if s.thread is not None and not THREAD_ID_RE.match(s.thread):
         raise ConfigError("bad_thread_id")
     env_url = os.environ.get("MCP_SERVER_URL") or ""
     s.server_urls = list(args.server_url or ([env_url] if env_url.strip() else []))
     s.server_url = s.server_urls[0] if s.server_urls else None
     s.mcp_config = args.mcp_config or os.environ.get("MCP_CONFIG") or None
+    if s.mcp_config is None and not s.server_urls and user_mcp_config().is_file():
+        s.mcp_config = str(user_mcp_config())  # the per-user default mcpServers file
     s.with_search = bool(args.with_search)
     s.model = args.model or os.environ.get("CLOVA_STUDIO_MODEL") or DEFAULT_MODEL
     s.api_key = os.environ.get("CLOVA_STUDIO_API_KEY") or os.environ.get("CLOVASTUDIO_API_KEY") or None
@@ -180,13 +264,13 @@ def resolve(args: argparse.Namespace) -> Settings:
         raise ConfigError("bad_option", detail="--max-turns >= 0")
     if summary_after is not None and summary_after < 1:
         raise ConfigError("bad_option", detail="--summary-after >= 1")
+    from .context.policy import ContextSettings
+
     s.context = ContextSettings(strategy, max_turns, summary_after or 5)  # type: ignore[arg-type]
-    window, out = MODEL_WINDOWS.get(s.model, MODEL_WINDOWS["*"])
-    s.max_output_tokens = max(out, MIN_TOOL_COMPLETION_TOKENS)
     budget = args.max_input_tokens if args.max_input_tokens is not None else _env_int("MAX_INPUT_TOKENS")
     if budget is not None and budget < 100:
         raise ConfigError("bad_option", detail="--max-input-tokens >= 100")
-    s.max_input_tokens = budget or (window - s.max_output_tokens)
+    apply_model_window(s, budget or None)
     s.user = args.user or os.environ.get("MCP_CHAT_USER") or _os_user()
     s.memory = not args.no_memory
     if args.memory_threshold is not None:

@@ -165,6 +165,13 @@ KO: dict[str, str] = {
     "title_none": "(없음)",
     "context_now": "현재 컨텍스트: {turns}턴 · 약 {tokens} 토큰 (예산의 {pct}%){summary}",
     "context_has_summary": " · 요약 포함",
+    "continue_none": "이어갈 세션이 없어 새 세션을 시작합니다.",
+    "print_no_prompt": "-p 에 질문이 없습니다: mcp-chat -p \"질문\" 또는 echo 질문 | mcp-chat -p",
+    "print_only": "-p 와 함께만 쓰는 옵션입니다: {detail}",
+    "models_failed": "모델 목록을 가져오지 못했습니다: {err}",
+    "models_none": "이 서버는 모델 목록을 제공하지 않습니다. /model 이름 으로 직접 바꿀 수 있습니다.",
+    "model_switched": "모델을 {model}(으)로 바꿨습니다 (이 세션이 끝날 때까지, 요청 예산 {budget} 토큰).",
+    "model_unknown": "서버 목록에 없는 모델입니다: {model}. /model 로 목록을 확인하세요.",
 }
 
 EN: dict[str, str] = {
@@ -329,6 +336,13 @@ EN: dict[str, str] = {
     "title_none": "(none)",
     "context_now": "Context now: {turns} turns · about {tokens} tokens ({pct}% of budget){summary}",
     "context_has_summary": " · with a summary",
+    "continue_none": "No session to continue: starting a new one.",
+    "print_no_prompt": "-p needs a prompt: mcp-chat -p \"question\" or echo question | mcp-chat -p",
+    "print_only": "This option needs -p: {detail}",
+    "models_failed": "Could not list the models: {err}",
+    "models_none": "This server does not list its models. Switch directly with /model NAME.",
+    "model_switched": "Switched to {model} for the rest of this session (request budget {budget} tokens).",
+    "model_unknown": "Not in the server's model list: {model}. Type /model for the list.",
 }
 
 from .i18n_mcp import EN as _EN_MCP, KO as _KO_MCP  # noqa: E402 - MCP client features
@@ -342,6 +356,15 @@ _lang = "ko"
 def set_lang(lang: str) -> None:
     global _lang
     _lang = lang if lang in TABLES else "ko"
+
+
+def lang() -> str:
+    return _lang
+
+
+def tr(ko: str, en: str) -> str:
+    """An inline pair (option help): the current language's half."""
+    return en if _lang == "en" else ko
 
 
 _defaults: dict[str, object] = {"provider": "", "provider_help": ""}

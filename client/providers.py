@@ -23,7 +23,7 @@ from .config import ConfigError, Settings
 from .context.budget import estimate_text_tokens
 from .local.spec import QWEN_CODER_15B, TOOL_RESULT_CHARS
 
-PROVIDERS = ("clova", "openai", "local")
+from .provider_options import PROVIDERS, add_provider_options  # noqa: F401 - light, parsed before the rest
 LOCAL_MODEL = QWEN_CODER_15B.name
 LOCAL_LABEL = "Qwen2.5-Coder-1.5B-Instruct Q4_K_M"
 # llama-server's sampling options, sent in the OpenAI-compatible body: a repetition guard for a
@@ -32,12 +32,6 @@ LOCAL_SAMPLING = {"repeat_penalty": 1.1, "repeat_last_n": 256, "frequency_penalt
 LOCAL_MAX_OUTPUT = 512  # answers, of a 4,096-token window
 LOCAL_SUMMARY_OUTPUT = 200  # one summary section
 SUMMARY_OUTPUT = 600
-
-
-def add_provider_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--provider", choices=PROVIDERS,
-                   help="모델 제공자: clova (키가 있으면 기본), openai (호환 서버), local (이 컴퓨터의 소형 모델)")
-    p.add_argument("--base-url", help="openai: OpenAI 호환 서버 주소 (env OPENAI_BASE_URL), 예: http://127.0.0.1:11434/v1")
 
 
 def apply_provider(s: Settings, args: argparse.Namespace) -> None:

@@ -2,6 +2,9 @@
 
 Plain text when stdout is not a terminal (no ANSI, no spinner); anything
 coming from the model or a tool is cleaned of control sequences first.
+When stdout is not a terminal it carries only answers and command output
+(`line`, `stream`, `table`, `block`); greetings, status lines, notices, tool
+lines and progress (`info`) go to stderr.
 """
 
 from __future__ import annotations
@@ -94,11 +97,17 @@ class Renderer:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self.tty = self.out.isatty()
+        self.meta = self.out if self.tty else self.err  # where `info` goes
         self._mid_line = False
 
     def line(self, text: str = "") -> None:
         self.end_stream()
         print(text, file=self.out, flush=True)
+
+    def info(self, text: str = "") -> None:
+        """Status, greeting, notices, tool lines: stdout at a terminal, stderr in a pipe."""
+        self.end_stream()
+        print(text, file=self.meta, flush=True)
 
     def error(self, text: str) -> None:
         self.end_stream()
@@ -110,7 +119,7 @@ class Renderer:
         if warning:
             self.error(text)
         else:
-            self.line(text)
+            self.info(text)
 
     def stream(self, delta: str) -> None:
         text = clean(delta)
@@ -126,11 +135,11 @@ class Renderer:
             self._mid_line = False
 
     def tool_call(self, name: str, args: dict) -> None:
-        self.line(t("tool_select", name=clean(name)))
-        self.line(t("tool_call", args=preview(json.dumps(args, ensure_ascii=False))))
+        self.info(t("tool_select", name=clean(name)))
+        self.info(t("tool_call", args=preview(json.dumps(args, ensure_ascii=False))))
 
     def tool_result(self, content: str, error: bool, name: str = "") -> None:
-        self.line(t("tool_error" if error else "tool_result", preview=preview(content)))
+        self.info(t("tool_error" if error else "tool_result", preview=preview(content)))
 
     def begin_turn(self, label: str = "") -> None:
         """A turn (or a summary, or a memory update) starts: the rich renderer shows a spinner."""
@@ -141,7 +150,7 @@ class Renderer:
     def status(self, st: Status) -> None:
         api = t("status_api", n=st.reported) if st.reported else ""
         action = (t("status_trim") if st.trimmed else "") + (t("status_summary") if st.summarized else "")
-        self.line(t("status", est=st.estimated, api=api, pct=st.pct, turns=st.context_turns, action=action))
+        self.info(t("status", est=st.estimated, api=api, pct=st.pct, turns=st.context_turns, action=action))
 
     def hint(self, text: str) -> None:
         """Key and command hints: terminals only."""
@@ -169,7 +178,7 @@ class Renderer:
             self.out.write("\r\x1b[K")  # rewrite our own progress line in place
             self._mid_line = False
         if final:
-            self.line(preview(text))
+            self.info(preview(text))
         elif self.tty:
             self.end_stream()
             self.out.write(preview(text))

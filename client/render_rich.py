@@ -116,6 +116,8 @@ class RichRenderer(Renderer):
         self._flush_answer()
         self._print(Text(text))
 
+    info = line  # stdout is this terminal
+
     def error(self, text: str) -> None:
         self._flush_answer()
         if self.err_tty:  # the same screen: keep the order with everything else

@@ -16,11 +16,12 @@ import time
 from contextlib import nullcontext
 
 from . import commands
-from .config import EXIT_WORDS, THREAD_ID_RE, Settings
+from .config import EXIT_WORDS, THREAD_ID_RE, ConfigError, Settings
 from .faults import AuthError
 from .forms import TerminalForms
 from .i18n import t
 from .mcp import ToolHub
+from .oneshot import Capture, to_json
 from .render import Renderer, Status, debug_traceback, redact
 from .session import ChatSession, Notice, Refused, Text, ToolCall, ToolResult, TurnDone
 from .slash import SlashCommands, print_threads
@@ -60,8 +61,9 @@ class LineReader:
 
     async def read(self, prompt: str | None = None, *, main: bool = False) -> str | None:
         if prompt and sys.stdin.isatty():
-            sys.stdout.write(prompt)
-            sys.stdout.flush()
+            out = sys.stdout if sys.stdout.isatty() else sys.stderr  # stdout keeps only answers
+            out.write(prompt)
+            out.flush()
         line = await self.queue.get()
         if line is None:
             self.queue.put_nowait(None)  # stay at EOF
@@ -77,6 +79,7 @@ class Repl(SlashCommands, McpSlash):
         hub.on_progress = renderer.progress  # long-running MCP tools
         self.reader: LineReader | TtyReader | None = None
         self._current: asyncio.Task | None = None  # what Ctrl-C cancels
+        self.capture: Capture | None = None  # -p: what the one turn produced
 
     async def read_line(self, prompt: str | None = None, *, main: bool = False) -> str | None:
         """A line, or None at EOF or on Ctrl-C at the prompt."""
@@ -94,12 +97,25 @@ class Repl(SlashCommands, McpSlash):
 
     async def choose_thread(self) -> None:
         tid = self.s.thread
-        if tid is None and not self.s.new:
+        if tid is None and self.s.continue_last:
+            tid = await self.last_thread()
+            if tid is None:
+                self.r.info(t("continue_none"))
+        elif tid is None and not self.s.new and self.s.prompt is None:
             tid = await self.ask_thread(first=True)
             while tid is not None and not THREAD_ID_RE.match(tid):
+                if not self.r.interactive:  # a script: no second chance, exit 2
+                    raise ConfigError("bad_thread_id")
                 self.r.error(t("bad_thread_id"))
                 tid = await self.ask_thread(first=False)
         await self.switch(tid)
+
+    async def last_thread(self) -> str | None:
+        """This user's most recently active thread (-c)."""
+        for th in await self.session.store.list_threads():  # newest first
+            if th.user_name == self.s.user:
+                return th.thread_id
+        return None
 
     async def ask_thread(self, first: bool) -> str | None:
         if self.r.interactive:
@@ -107,10 +123,10 @@ class Repl(SlashCommands, McpSlash):
             if line is None:  # Ctrl-C / Ctrl-D: leave
                 raise EOFError
             return (line or "").strip() or None
-        print(t("ask_thread"), end="", flush=True)
+        print(t("ask_thread"), end="", flush=True, file=self.r.meta)
         line = await self.read_line()
         if first:
-            print(flush=True)
+            print(flush=True, file=self.r.meta)
         elif line is None:
             raise EOFError
         return (line or "").strip() or None
@@ -134,9 +150,9 @@ class Repl(SlashCommands, McpSlash):
         if up.unscored:
             self.r.error(t("memory_unscored"))
         if not up.added and not up.updated:  # say it plainly: nothing of this session is remembered
-            self.r.line(t("memory_nothing_kept", candidates=up.candidates))
+            self.r.info(t("memory_nothing_kept", candidates=up.candidates))
             return
-        self.r.line(t("memory_saved", candidates=up.candidates, added=up.added, updated=up.updated))
+        self.r.info(t("memory_saved", candidates=up.candidates, added=up.added, updated=up.updated))
 
     async def switch(self, tid: str | None) -> None:
         if self.session.thread_id and tid != self.session.thread_id:
@@ -148,16 +164,19 @@ class Repl(SlashCommands, McpSlash):
                 raise  # at start-up: one line, exit 1
             self.r.error(t(e.key, **e.fmt))  # mid-session: stay on the current thread
             return
-        self.r.line(t("current_thread", id=self.session.thread_id))
+        self.r.info(t("current_thread", id=self.session.thread_id))
         if existed:
             info = await self.session.store.get_thread(self.session.thread_id)
             if info and info.turns:
-                self.r.line(t("resumed", turns=info.turns))
+                self.r.info(t("resumed", turns=info.turns))
                 if self.r.interactive and info.title:
                     self.r.hint(t("title_show", title=info.title))
 
     async def run(self) -> int:
-        if self.r.interactive:
+        once = self.s.prompt is not None  # -p: no input is read after the prompt
+        if once:
+            self.reader = None
+        elif self.r.interactive:
             from .approve import TerminalApprover
 
             self.reader = TtyReader(self.s.user)
@@ -171,7 +190,7 @@ class Repl(SlashCommands, McpSlash):
         except (NotImplementedError, RuntimeError):  # not the main thread / platform
             pass
         try:
-            return await self._run()
+            return await (self.run_once(self.s.prompt or "") if once else self._run())
         finally:
             try:
                 loop.remove_signal_handler(signal.SIGINT)
@@ -188,13 +207,25 @@ class Repl(SlashCommands, McpSlash):
             reader = self.reader
             TerminalForms(lambda prompt: reader.read(prompt), self.r).install(features)
 
+    async def run_once(self, prompt: str) -> int:
+        """-p: answer one message on the chosen thread, then leave (memory updated as usual)."""
+        json_out = self.s.output_format == "json"
+        self.capture = cap = Capture(stream=not json_out)
+        await self.choose_thread()
+        await self.turn(prompt)
+        await self.end_thread()
+        if json_out:
+            self.r.out.write(to_json(cap, self.session.thread_id, self.s.model, self.session.context.strategy) + "\n")
+            self.r.out.flush()
+        return cap.code
+
     def _interrupt(self) -> None:
         if self._current is not None and not self._current.done():
             self._current.cancel()
 
     async def _run(self) -> int:
         await self.choose_thread()
-        self.r.line(t("greeting"))
+        self.r.info(t("greeting"))
         self.r.hint(t("tty_hints"))
         if self.s.yes:
             self.r.hint(t("perm_list_yes"))
@@ -214,7 +245,7 @@ class Repl(SlashCommands, McpSlash):
                 continue
             await self.turn(await self.with_mentions(text))
         await self.end_thread()
-        self.r.line(t("bye"))
+        self.r.info(t("bye"))
         return 0
 
     async def turn(self, text: str, **kw: object) -> None:
@@ -222,6 +253,8 @@ class Repl(SlashCommands, McpSlash):
 
         async def consume() -> None:
             async for ev in self.session.turn(text, **kw):  # type: ignore[arg-type]
+                if self.capture is not None:
+                    self.capture.record(ev)
                 if isinstance(ev, TurnDone):
                     await self.show_status(ev, time.monotonic() - started)
                 else:
@@ -235,6 +268,9 @@ class Repl(SlashCommands, McpSlash):
         except asyncio.CancelledError:
             if not self._current.cancelled() or _self_cancelling():
                 raise
+            if self.capture is not None:
+                self.capture.interrupted = True
+                self.capture.error = t("interrupted")
             self.r.error(t("interrupted"))  # Ctrl-C: this turn only
         except AuthError:
             raise
@@ -242,7 +278,10 @@ class Repl(SlashCommands, McpSlash):
             if self.s.debug:
                 self.r.end_turn()
                 print(debug_traceback(self.s.secrets()), file=sys.stderr)
-            self.r.error(t("turn_error", err=redact(_short(e), self.s.secrets())))
+            msg = t("turn_error", err=redact(_short(e), self.s.secrets()))
+            if self.capture is not None:
+                self.capture.error = msg
+            self.r.error(msg)
         finally:
             self._current = None
             self.r.end_turn()
@@ -255,7 +294,8 @@ class Repl(SlashCommands, McpSlash):
 
     def render(self, ev: object) -> None:
         if isinstance(ev, Text):
-            self.r.stream(ev.delta)
+            if self.capture is None or self.capture.stream:
+                self.r.stream(ev.delta)
         elif isinstance(ev, ToolCall):
             self.r.tool_call(ev.name, ev.args)
         elif isinstance(ev, ToolResult):
@@ -265,8 +305,12 @@ class Repl(SlashCommands, McpSlash):
                 self.r.error(t("perm_save_failed", err=err))
         elif isinstance(ev, Notice):
             self.r.notice(t(ev.key, **ev.fmt), ev.warning)
+            if self.capture is not None:
+                self.capture.notices.append(t(ev.key, **ev.fmt))
         elif isinstance(ev, Refused):
             self.r.error(t(ev.key, **ev.fmt))
+            if self.capture is not None:
+                self.capture.error = t(ev.key, **ev.fmt)
 
     async def turn_compact(self, focus: str) -> None:
         self.r.begin_turn(t("spin_summary"))

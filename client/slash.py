@@ -12,7 +12,7 @@ from .context import count_turns, estimate_messages_tokens, split
 from .context.policy import STRATEGIES, ContextSettings
 from .export import to_json, to_markdown
 from .i18n import t
-from .render import Renderer
+from .render import Renderer, redact
 from .store import StoreError
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ class SlashCommands:
         if self.r.interactive:
             answer = await self.read_line(question)
         else:
-            self.r.line(question)
+            self.r.info(question)
             answer = await self.read_line()
         if (answer or "").strip().lower() not in YES:
             self.r.hint(t("delete_kept"))
@@ -227,6 +227,30 @@ class SlashCommands:
             self.r.error(t("no_memory_item", n=arg))
         else:
             self.r.line(t("forgot", n=n, text=gone.text))
+
+    async def cmd_model(self, arg: str) -> None:
+        """/model: the provider's models (current marked); /model NAME: switch for this session."""
+        from .models import list_models, switch_model
+
+        try:
+            names = await list_models(self.s)
+        except Exception as e:  # noqa: BLE001 - one line; switching by name still works
+            names = None
+            if not arg:
+                self.r.error(t("models_failed", err=redact(str(e).splitlines()[0] if str(e) else type(e).__name__,
+                                                          self.s.secrets())))
+                return
+        if not arg:
+            if names is None:
+                self.r.line(t("models_none"))
+            for name in names or []:
+                self.r.line(("* " if name == self.s.model else "  ") + name)
+            return
+        if names and arg not in names:
+            self.r.error(t("model_unknown", model=arg))
+            return
+        switch_model(self.session, self.hub.tools, arg)
+        self.r.info(t("model_switched", model=arg, budget=self.s.max_input_tokens))
 
     async def cmd_clear(self, arg: str) -> None:
         self.r.clear()

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .commands import COMMANDS
+from .paths import data_dir
 from .render import Renderer
 
 
@@ -37,13 +38,6 @@ def make_renderer() -> Renderer:
 
         return RichRenderer()
     return Renderer()
-
-
-def data_dir() -> Path:
-    """The user's data directory: $XDG_DATA_HOME/mcp-chat, else ~/.local/share/mcp-chat."""
-    base = os.environ.get("XDG_DATA_HOME", "").strip()
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "share"
-    return root / "mcp-chat"
 
 
 def history_path(user: str) -> Path:

@@ -69,10 +69,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="log level on stderr (default: INFO for HTTP, WARNING for stdio)",
     )
+    parser.add_argument("--version", action="version", version=f"mcp-search-server {_version()}")
     args = parser.parse_args(argv)
     if args.log_level is None:
         args.log_level = "WARNING" if args.transport == "stdio" else "INFO"
     return args
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mcp-chat")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
 
 
 def setup_logging(level: str) -> None:

@@ -19,7 +19,8 @@ ALLOWED_MESSAGE_KEYS = {"role", "content", "tool_calls", "tool_call_id", "name"}
 def test_new_thread_system_once_first(chat, llm):
     r = chat("--new", input="안녕하세요\n두 번째 질문\n")
     assert r.code == 0, r.err
-    assert "현재 세션 ID:" in r.out
+    assert "현재 세션 ID:" in r.err
+    assert r.out.splitlines() == ["답변 1: 안녕하세요", "답변 2: 두 번째 질문"]  # a pipe: only the answers
     reqs = llm.chat_requests()
     assert len(reqs) == 2
     for req in reqs:
@@ -31,17 +32,17 @@ def test_new_thread_system_once_first(chat, llm):
 
 def test_resume_after_exit_carries_earlier_turns(chat, llm):
     r1 = chat("--new", input="첫 질문\n종료\n")
-    tid = thread_id_of(r1.out)
+    tid = thread_id_of(r1.err)
     r2 = chat("--thread", tid, input="이어서 질문\n")
     assert r2.code == 0, r2.err
-    assert f"현재 세션 ID: {tid}" in r2.out
+    assert f"현재 세션 ID: {tid}" in r2.err
     last = llm.chat_requests()[-1]
     assert roles(last) == ["system", "user", "assistant", "user"]  # system stored once, not re-added
     assert user_texts(last) == ["첫 질문", "이어서 질문"]
 
 
 def test_two_threads_never_see_each_other(chat, llm):
-    a = thread_id_of(chat("--thread", "thread-a", input="사과는 빨갛다\n").out)
+    a = thread_id_of(chat("--thread", "thread-a", input="사과는 빨갛다\n").err)
     chat("--thread", "thread-b", input="바나나는 노랗다\n")
     chat("--thread", a, input="무슨 과일?\n")
     reqs = llm.chat_requests()
@@ -54,8 +55,8 @@ def test_two_threads_never_see_each_other(chat, llm):
 def test_tool_turn_stored_and_replayed_in_order(chat, llm, naver):
     r = chat("--thread", "tools", input="서울 맛집 검색해줘\n고마워\n")
     assert r.code == 0, r.err
-    assert "[도구 선택]: web_search" in r.out
-    assert "[도구 호출]:" in r.out and "[도구 응답]:" in r.out
+    assert "[도구 선택]: web_search" in r.err
+    assert "[도구 호출]:" in r.err and "[도구 응답]:" in r.err
     assert naver.requests and naver.requests[0]["path"] == "/v1/search/webkr.json"
     reqs = llm.chat_requests()
     # turn 1: call, then a second request carrying the tool result
@@ -84,15 +85,16 @@ def test_exit_words_end_cleanly(chat, llm):
         r = chat("--new", input=f"하나\n{word}\n보내면 안 됨\n")
         assert r.code == 0, r.err
         assert len(llm.chat_requests()) == 1
-        assert "대화를 종료합니다" in r.out
+        assert "대화를 종료합니다" in r.err
 
 
 def test_session_prompt_when_no_thread_option(chat, llm):
     r = chat(input="\n안녕\n")
-    assert "세션 ID를 입력하세요(새 세션 시작은 Enter):" in r.out
-    assert thread_id_of(r.out)
+    assert "세션 ID를 입력하세요(새 세션 시작은 Enter):" in r.err
+    assert thread_id_of(r.err)
     r = chat(input="my-thread\n안녕\n")
-    assert thread_id_of(r.out) == "my-thread"
+    assert thread_id_of(r.err) == "my-thread"
+    assert r.out.startswith("답변 ") and r.out.endswith(": 안녕\n") and r.out.count("\n") == 1  # only the answer
 
 
 def test_missing_key_exits_2_with_one_line(chat, llm):

@@ -31,7 +31,7 @@ def test_trim_by_turn_on_the_wire(chat, llm):
     assert real_users(reqs[5]) == [f"질문 {i}" for i in range(1, 7)]  # 6th: all 5 earlier turns
     assert real_users(reqs[6]) == [f"질문 {i}" for i in range(2, 8)]  # 7th: turns 2-6 + 7th
     assert roles(reqs[6])[0] == "system" and roles(reqs[6]).count("system") == 1
-    assert "5턴을 초과하여서 트리밍을 수행합니다." in r.out
+    assert "5턴을 초과하여서 트리밍을 수행합니다." in r.err
 
 
 def test_trim_applies_to_the_call_after_a_tool_result(chat, llm):

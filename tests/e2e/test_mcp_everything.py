@@ -162,10 +162,10 @@ def test_every_tool_of_server_everything(chat, llm, everything_js, everything_ht
     for req in reqs:
         assert_tool_pairs(req)
     assert len(reqs) == 2 * len(CALLS)  # each turn: the call, then the answer with its result
-    # piped: no intermediate progress, one final line per long-running tool
-    assert "[진행] trigger-long-running-operation: 완료 (3/3)" in r.out
-    assert "[진행] simulate-research-query: 완료" in r.out
-    assert "1/3" not in r.out
+    # piped: no intermediate progress, one final line per long-running tool (on stderr)
+    assert "[진행] trigger-long-running-operation: 완료 (3/3)" in r.err
+    assert "[진행] simulate-research-query: 완료" in r.err
+    assert "1/3" not in r.out + r.err
     assert "\x1b" not in r.out + r.err
     # /tools per server with descriptions, /servers with state; secrets never shown
     assert f"[everything] 연결됨 · 도구 {len(CALLS) + len(FEATURE_TOOLS)}개" in r.out

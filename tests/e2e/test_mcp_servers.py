@@ -31,15 +31,17 @@ ECHO = call_line("echo", {"message": "살아있음"})
 
 
 class Live:
-    """The client driven one line at a time, to act between turns."""
+    """The client driven one line at a time, to act between turns. Reads stdout and stderr
+    as one stream, as a terminal shows them (in a pipe status and tool lines go to stderr)."""
 
     def __init__(self, chat: ChatRunner, *args: str) -> None:
         argv = [sys.executable, "-m", "client", "--db", chat.db, *args]
-        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                   cwd=chat.tmp, env=chat.env)
         self.lines: queue.Queue[str] = queue.Queue()
         self.out: list[str] = []
-        threading.Thread(target=self._pump, daemon=True).start()
+        self.pump = threading.Thread(target=self._pump, daemon=True)
+        self.pump.start()
 
     def _pump(self) -> None:
         assert self.p.stdout is not None
@@ -74,8 +76,13 @@ class Live:
         return "".join(self.wait_for(last))
 
     def close(self) -> tuple[int, str]:
-        out, err = self.p.communicate(b"", timeout=60)
-        return self.p.returncode, err.decode(errors="replace")
+        assert self.p.stdin is not None
+        self.p.stdin.close()
+        code = self.p.wait(timeout=60)
+        self.pump.join(timeout=10)  # read to EOF
+        while not self.lines.empty():
+            self.out.append(self.lines.get_nowait())
+        return code, "".join(self.out)
 
 
 def test_one_server_killed_others_keep_working_then_it_comes_back(chat, llm, naver, everything_http, tmp_path):
@@ -157,7 +164,7 @@ def test_broken_entries_reported_by_name_others_still_serve(chat, llm, naver, tm
     assert len(err) == 2, r.err
     assert "'nocmd'" in err[0] and "no-such-server" in err[0]
     assert "'deadurl'" in err[1] and "http://127.0.0.1:9/mcp" in err[1]
-    assert "[도구 응답]:" in r.out and naver.requests  # the bundled server's tools work
+    assert "[도구 응답]:" in r.err and naver.requests  # the bundled server's tools work
     assert "deadurl: 연결 실패" in r.out and "Authorization=***" in r.out
     assert secret not in r.out + r.err
     assert "Traceback" not in r.err

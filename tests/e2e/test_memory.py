@@ -44,7 +44,7 @@ def system_of(req: dict) -> str:
 def test_fact_reaches_next_thread_of_same_user_only(chat, llm):
     r = chat("--thread", "a", "--user", "minji", input="나는 채식주의자야\n오늘 몇 시야?\n")
     assert r.code == 0, r.err
-    assert "장기 기억" in r.out
+    assert "장기 기억" in r.err  # the memory update line: a status line
     extract = [q for q in llm.plain_requests() if "장기 기억 후보" in q["messages"][0]["content"]]
     assert len(extract) == 1 and "tools" not in extract[0]
     assert len(llm.plain_requests()) == 1  # extraction only: scored locally
@@ -116,7 +116,7 @@ def test_second_update_only_reads_new_turns(chat, llm):
     extract = [q for q in llm.plain_requests() if "장기 기억 후보" in q["messages"][0]["content"]]
     body = extract[0]["messages"][-1]["content"]
     assert "라면" in body and "김치" not in body
-    assert thread_id_of(chat("--new", "--user", "u6", input="").out)
+    assert thread_id_of(chat("--new", "--user", "u6", input="").err)
 
 
 @pytest.mark.timeout(300)  # five client runs

@@ -20,7 +20,7 @@ def test_openai_provider_sends_to_its_server_with_its_own_key(chat, llm):
     assert req["model"] == "llama3.2"
     assert req["max_tokens"] == 2048 and "max_completion_tokens" not in req  # llama.cpp reads max_tokens
     assert llm.headers[-1]["authorization"] == "Bearer sk-openai-test-777"
-    assert "[상태] OpenAI 호환 서버 127.0.0.1" in r.out and "llama3.2" in r.out
+    assert "[상태] OpenAI 호환 서버 127.0.0.1" in r.err and "llama3.2" in r.err
     assert "모델: OpenAI 호환 서버" in r.out  # /help names the model
     assert "sk-openai-test-777" not in r.out + r.err
 
@@ -44,7 +44,7 @@ def test_clova_stays_the_default_with_a_key(chat, llm):
     r = chat("--new", input="안녕\n/help\n")
     assert r.code == 0, r.err
     assert llm.headers[-1]["authorization"] == f"Bearer {TEST_KEY}"
-    assert "[상태] CLOVA Studio HCX-005 ·" in r.out and "모델: CLOVA Studio HCX-005" in r.out
+    assert "[상태] CLOVA Studio HCX-005 ·" in r.err and "모델: CLOVA Studio HCX-005" in r.out
 
 
 def test_no_key_and_nothing_prepared_is_one_line_exit_2(chat, llm, tmp_path: Path):
@@ -67,9 +67,9 @@ def test_local_provider_budget_labels_and_compact_tool_count(chat, llm, naver):
     assert first["temperature"] == 0.3
     assert roles(llm.chat_requests()[1])[-2:] == ["assistant", "tool"]
     assert "max_input_tokens=3072" in r.out  # 4,096 window - 1,024 reserved output
-    assert "[상태] 로컬 Qwen2.5-Coder-1.5B-Instruct Q4_K_M (이 컴퓨터에서 실행하는 소형 모델: 품질이 낮고" in r.out
+    assert "[상태] 로컬 Qwen2.5-Coder-1.5B-Instruct Q4_K_M (이 컴퓨터에서 실행하는 소형 모델: 품질이 낮고" in r.err
     assert "모델: 로컬 Qwen2.5-Coder-1.5B-Instruct" in r.out and "요청 예산 3072 토큰" in r.out
-    status = next(ln for ln in r.out.splitlines() if ln.startswith("[상태]"))
+    status = next(ln for ln in r.err.splitlines() if ln.startswith("[상태]"))
     pct = float(status.split("예산의 ")[1].split("%")[0])
     assert pct < 40  # tools counted as the local template sends them (compact), not as full schemas
 

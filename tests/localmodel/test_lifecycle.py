@@ -76,7 +76,7 @@ def start_client(own_chat) -> tuple[subprocess.Popen[bytes], int, int, Lines]:
     p = own_chat.popen("--new", "--no-memory", "--debug")
     err, out = Lines(p.stderr), Lines(p.stdout)
     m = err.wait(PID_RE)
-    out.wait("현재 세션 ID:")
+    err.wait("현재 세션 ID:")  # status lines go to stderr when stdout is a pipe
     FIGURES["client_start_to_prompt_s"] = time.monotonic() - started
     FIGURES["server_ready_in_client_s"] = float(m.group(3))
     port, pid = int(m.group(1)), int(m.group(2))
@@ -135,5 +135,5 @@ def test_no_key_switches_to_local_with_a_one_line_notice(own_chat):
     assert r.code == 0, r.err
     notice = [ln for ln in r.err.splitlines() if "CLOVA Studio API 키가 없어 로컬 소형 모델" in ln]
     assert len(notice) == 1
-    assert "[상태] 로컬 Qwen2.5-Coder-1.5B-Instruct" in r.out
+    assert "[상태] 로컬 Qwen2.5-Coder-1.5B-Instruct" in r.err
     FIGURES["auto_local_run_s"] = time.monotonic() - started

@@ -45,7 +45,7 @@ def note_speed(proxy) -> None:
 def test_plain_turn_streams_text(lchat, proxy, local_server):
     r = lchat("--new", "--no-memory", "--context", "none", input="Say hello in one short sentence.\n")
     assert r.code == 0, r.err
-    assert "현재 세션 ID:" in r.out
+    assert "현재 세션 ID:" in r.err
     assert len(proxy.requests) >= 1
     req = proxy.requests[0]
     assert req["stream"] is True and req["temperature"] == 0
@@ -56,7 +56,7 @@ def test_plain_turn_streams_text(lchat, proxy, local_server):
     assert sum(1 for c in last if (c.get("choices") or [{}])[0].get("delta", {}).get("content")) > 1  # streamed
     assert text.strip() and finish_of(last) in ("stop", "length")
     assert text.strip()[:20] in r.out  # what streamed is what the user saw
-    assert "[상태] 로컬 Qwen2.5-Coder-1.5B-Instruct" in r.out and "소형 모델" in r.out
+    assert "[상태] 로컬 Qwen2.5-Coder-1.5B-Instruct" in r.err and "소형 모델" in r.err
     note_speed(proxy)
     # the served template lists the tools exactly as the client counts them (render_tools)
     prompt = httpx.post(f"http://127.0.0.1:{local_server.port}/apply-template",
@@ -70,7 +70,7 @@ def test_search_turn_calls_web_search_and_ends_in_text(lchat, proxy, naver):
     r = lchat("--new", "--no-memory", "--context", "none",
              input="네이버에서 '서울 맛집'을 웹 검색해서 결과를 알려줘.\n")
     assert r.code == 0, r.err
-    assert "[도구 선택]: web_search" in r.out and "[도구 응답]:" in r.out
+    assert "[도구 선택]: web_search" in r.err and "[도구 응답]:" in r.err
     queries = [q["params"].get("query", "") for q in naver.requests if q["path"] == "/v1/search/webkr.json"]
     assert queries and all(q.strip() for q in queries)
     # the call, then the request carrying the result back, then text

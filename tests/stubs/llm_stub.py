@@ -70,6 +70,7 @@ class LLMStub:
         self.report_usage = True  # False: no `usage` in answers (the client cannot calibrate)
         self.arrivals: list[float] = []  # time.monotonic() when each request arrived
         self.loop: str | None = None  # "new" | "same" | "always" (even without tools): web_search again
+        self.models: list[str] | None = ["stub"]  # GET /models; None: the route answers 404
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.queue: deque[dict] = deque()
@@ -91,8 +92,8 @@ class LLMStub:
             def do_GET(self) -> None:
                 if self._denied():
                     return
-                if self.path.rstrip("/").endswith("/models"):
-                    self._json(200, {"object": "list", "data": [{"id": "stub", "object": "model"}]})
+                if self.path.rstrip("/").endswith("/models") and stub.models is not None:
+                    self._json(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in stub.models]})
                 else:
                     self._json(404, {"error": {"message": "not found"}})
 

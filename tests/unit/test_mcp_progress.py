@@ -32,11 +32,12 @@ def test_tty_rewrites_one_line_and_ends_it():
 
 
 def test_piped_prints_only_the_final_line():
-    out = Stream(tty=False)
-    r = Renderer(out=out, err=Stream(tty=False))
+    out, err = Stream(tty=False), Stream(tty=False)
+    r = Renderer(out=out, err=err)
     r.progress("[진행] t: 1/3", False)
     r.progress("[진행] t: 완료 (3/3)", True)
-    assert out.getvalue() == "[진행] t: 완료 (3/3)\n"
+    assert err.getvalue() == "[진행] t: 완료 (3/3)\n"  # progress is not an answer: stderr
+    assert out.getvalue() == ""
 
 
 class FakeServer:

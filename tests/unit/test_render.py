@@ -41,22 +41,36 @@ def test_preview_is_one_line_and_bounded():
 
 
 def test_plain_tool_lines_are_unchanged():
-    r, out, _ = plain()
+    r, out, err = plain()
     r.stream("부분 답")
     r.tool_call("web_search", {"query": "서울 맛집"})
     r.tool_result('{"items": []}', False, "web_search")
     r.tool_result("boom", True, "web_search")
-    assert out.getvalue() == (
-        "부분 답\n[도구 선택]: web_search\n[도구 호출]: {\"query\": \"서울 맛집\"}\n"
+    assert out.getvalue() == "부분 답\n"  # stdout not a terminal: only the answer
+    assert err.getvalue() == (
+        "[도구 선택]: web_search\n[도구 호출]: {\"query\": \"서울 맛집\"}\n"
         "[도구 응답]: {\"items\": []}\n[도구 오류]: boom\n"
     )
 
 
+def test_status_lines_follow_stdout_to_a_terminal():
+    out, err = Stream(tty=True), Stream()
+    r = Renderer(out=out, err=err)
+    r.info("현재 세션 ID: a")
+    r.notice("트리밍")
+    r.status(status(trimmed=1, summarized=True))
+    assert out.getvalue().splitlines()[:2] == ["현재 세션 ID: a", "트리밍"] and err.getvalue() == ""
+    piped = Renderer(out=Stream(), err=(e := Stream()))
+    piped.info("현재 세션 ID: a")
+    piped.line("/threads output")
+    assert e.getvalue() == "현재 세션 ID: a\n" and piped.out.getvalue() == "/threads output\n"
+
+
 def test_plain_status_line_is_unchanged():
-    r, out, _ = plain()
+    r, _, out = plain()  # piped: the status line goes to stderr
     r.status(status(trimmed=1, summarized=True))
     assert out.getvalue() == "[상태] 요청 토큰 추정 1234 / API 1240 · 예산의 1.0% · 컨텍스트 2턴 · 트리밍 · 요약\n"
-    r2, out2, _ = plain()
+    r2, _, out2 = plain()
     r2.status(status(reported=None, budget=0))
     assert out2.getvalue() == "[상태] 요청 토큰 추정 1234 · 예산의 0% · 컨텍스트 2턴\n"
 

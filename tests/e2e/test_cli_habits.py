@@ -1,0 +1,329 @@
+"""Terminal users' habits end to end: -p, --output-format json, a clean stdout in a pipe,
+-c, /model, per-user (XDG) data and config, read-only commands, --version, help, completion.
+
+Real `mcp-chat` processes against the recording model stub; a fake HOME per test.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, ChatRunner, roles, thread_id_of, user_texts
+
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+@pytest.fixture
+def runner(tmp_path, llm, naver) -> ChatRunner:
+    return ChatRunner(tmp_path, llm, naver)
+
+
+def files_under(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+# -- -p ------------------------------------------------------------------------
+def test_print_prompt_argument_answers_once_stdout_only_the_answer(runner, llm):
+    r = runner("-p", "오늘 날씨 어때")
+    assert r.code == 0, r.err
+    assert r.out == "답변 1: 오늘 날씨 어때\n"  # nothing else on stdout
+    assert "현재 세션 ID:" in r.err
+    reqs = llm.chat_requests()
+    assert len(reqs) == 1 and user_texts(reqs[0]) == ["오늘 날씨 어때"]
+
+
+def test_print_reads_all_of_stdin_as_one_message(runner, llm):
+    text = "첫 줄\n둘째 줄\n\n셋째 줄\n"
+    r = runner("-p", input=text)
+    assert r.code == 0, r.err
+    reqs = llm.chat_requests()
+    assert len(reqs) == 1
+    assert user_texts(reqs[0]) == ["첫 줄\n둘째 줄\n\n셋째 줄"]  # one message, not one turn per line
+    assert r.out.startswith("답변 1: 첫 줄\n둘째 줄")
+
+
+def test_print_without_prompt_is_a_config_error(runner, llm):
+    r = runner("-p", input="  \n")
+    assert r.code == 2
+    assert len(r.err.strip().splitlines()) == 1 and "Traceback" not in r.err
+    assert llm.requests == []  # refused before anything started
+
+
+def test_print_keeps_the_thread_like_any_other(runner, llm):
+    first = runner("-p", "사과는 빨갛다", "--thread", "fruit")
+    assert first.code == 0, first.err
+    second = runner("-p", "무슨 과일?", "--thread", "fruit")
+    assert second.code == 0, second.err
+    assert user_texts(llm.chat_requests()[-1]) == ["사과는 빨갛다", "무슨 과일?"]
+    listed = runner.sub("threads")
+    assert listed.out.startswith("fruit\t2\t")
+
+
+def test_print_json_output_is_parseable_with_tools_usage_and_context(runner, llm, naver):
+    r = runner("-p", "서울 맛집 검색해줘", "--output-format", "json", "--thread", "j")
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)  # stdout is exactly one JSON document
+    assert doc["thread_id"] == "j"
+    assert doc["answer"].startswith("도구 결과 요약:")
+    assert [c["name"] for c in doc["tool_calls"]] == ["web_search"]
+    assert doc["tool_calls"][0]["args"]["query"].startswith("서울 맛집")
+    assert doc["tool_calls"][0]["error"] is False and doc["tool_calls"][0]["result"]
+    assert doc["usage"]["model_calls"] == 2
+    assert doc["usage"]["input_tokens"] and doc["usage"]["output_tokens"]
+    assert doc["context"]["action"] == "none"
+    assert doc["error"] is None
+
+
+@pytest.mark.timeout(400)
+def test_print_json_reports_trimming(runner, llm):
+    for i in range(3):
+        r = runner("-p", f"질문 {i}", "--thread", "t", "--context", "trim", "--max-turns", "1",
+                   "--output-format", "json")
+        assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["context"]["action"] == "trimmed"
+    assert doc["context"]["strategy"] == "trim"
+    assert doc["context"]["trimmed_turns"] >= 1
+    assert user_texts(llm.chat_requests()[-1]) == ["질문 1", "질문 2"]
+
+
+def test_print_json_failed_turn_exits_1_with_error_field(runner, llm):
+    r = runner("-p", "[fail:400] 안 됨", "--output-format", "json", "--new")
+    assert r.code == 1
+    doc = json.loads(r.out)
+    assert doc["error"] and doc["answer"] == ""
+
+
+def test_output_format_without_print_is_rejected(runner):
+    r = runner("--new", "--output-format", "json", input="")
+    assert r.code == 2
+
+
+# -- stdout in a pipe ------------------------------------------------------------
+def test_piped_stdout_carries_only_answers(runner, llm, naver):
+    r = runner("--new", input="안녕\n서울 맛집 검색해줘\n종료\n")
+    assert r.code == 0, r.err
+    assert r.out.splitlines() == ["답변 1: 안녕", f"도구 결과 요약: {_tool_head(llm)}"]
+    for status in ("현재 세션 ID:", "안녕하세요", "[상태]", "[도구 선택]", "대화를 종료합니다"):
+        assert status in r.err, status
+
+
+def _tool_head(llm) -> str:
+    last = llm.chat_requests()[-1]["messages"][-1]
+    return last["content"][:60]
+
+
+def test_piped_command_output_stays_on_stdout(runner, llm):
+    r = runner("--thread", "cmd", input="안녕\n/threads\n")
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
+    assert lines[0] == "답변 1: 안녕"
+    assert lines[1].startswith("cmd\t1\t")
+
+
+def test_bad_session_id_from_a_pipe_exits_2(runner, llm):
+    r = runner(input="오늘 날씨 어때\n두 번째 줄\n")
+    assert r.code == 2
+    assert "세션 ID가 올바르지 않습니다" in r.err
+    assert r.out == ""
+    assert not llm.chat_requests()  # no turn was sent
+    assert runner.sub("threads").out.strip() == "저장된 세션이 없습니다."
+
+
+# -- -c --------------------------------------------------------------------------
+@pytest.mark.timeout(400)
+def test_continue_resumes_this_users_latest_thread(runner, llm):
+    a = thread_id_of(runner("-p", "첫 세션", "--new", "--no-memory").err)
+    b = thread_id_of(runner("-p", "둘째 세션", "--new", "--no-memory").err)
+    runner("-p", "남의 세션", "--new", "--user", "someone-else", "--no-memory")
+    assert a != b
+    r = runner("--continue", "-p", "이어서")
+    assert r.code == 0, r.err
+    assert thread_id_of(r.err) == b
+    assert user_texts(llm.chat_requests()[-1]) == ["둘째 세션", "이어서"]
+
+
+def test_continue_with_no_thread_starts_a_new_one(runner, llm):
+    r = runner("-c", "-p", "처음")
+    assert r.code == 0, r.err
+    assert thread_id_of(r.err)
+    assert user_texts(llm.chat_requests()[0]) == ["처음"]
+
+
+def test_thread_options_are_exclusive(runner):
+    r = runner("--new", "-c", input="")
+    assert r.code == 2
+
+
+# -- /model ----------------------------------------------------------------------
+@pytest.mark.timeout(400)
+def test_model_lists_and_switches_for_the_session(runner, llm):
+    llm.models = ["HCX-005", "HCX-007", "HCX-DASH-002"]
+    r = runner("--new", input="/model\n하나\n/model HCX-DASH-002\n둘\n/model no-such-model\n")
+    assert r.code == 0, r.err
+    listing = [line for line in r.out.splitlines() if "HCX" in line]
+    assert listing == ["* HCX-005", "  HCX-007", "  HCX-DASH-002"]
+    assert [q["model"] for q in llm.chat_requests()] == ["HCX-005", "HCX-DASH-002"]
+    assert "HCX-DASH-002" in r.err and "no-such-model" in r.err
+    assert user_texts(llm.chat_requests()[-1]) == ["하나", "둘"]  # same thread
+
+
+def test_model_without_a_models_route_still_switches(runner, llm):
+    llm.models = None
+    r = runner("--new", input="/model\n/model other-model\n하나\n")
+    assert r.code == 0, r.err
+    assert "모델 목록을 제공하지 않습니다" in r.out
+    assert llm.chat_requests()[-1]["model"] == "other-model"
+
+
+# -- per-user data and config (a fake HOME) ---------------------------------------
+@pytest.mark.timeout(400)
+def test_default_database_is_per_user(runner, llm, tmp_path):
+    r = runner("-p", "안녕", "--thread", "x", db=False)
+    assert r.code == 0, r.err
+    db = tmp_path / ".local" / "share" / "mcp-chat" / "checkpoint.db"
+    assert db.is_file()
+    assert not (tmp_path / "checkpoint.db").exists()
+    # from another folder the thread is still there
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    runner.tmp = other
+    listed = runner("threads", db=False)
+    assert listed.out.startswith("x\t1\t"), listed
+
+
+@pytest.mark.timeout(400)
+def test_xdg_data_home_and_local_checkpoint_db(runner, llm, tmp_path):
+    data = tmp_path / "data"
+    r = runner("-p", "안녕", "--thread", "x", db=False, env={"XDG_DATA_HOME": str(data)})
+    assert r.code == 0, r.err
+    assert (data / "mcp-chat" / "checkpoint.db").is_file()
+    # the cookbook's layout: ./checkpoint.db, when it exists, wins over the per-user one
+    shutil.copy(data / "mcp-chat" / "checkpoint.db", tmp_path / "checkpoint.db")
+    runner("-p", "로컬", "--thread", "local-only", db=False, env={"XDG_DATA_HOME": str(data)})
+    assert runner("threads", "--db", str(tmp_path / "checkpoint.db"), db=False).out.count("\t") == 6
+    assert "local-only" not in runner("threads", "--db", str(data / "mcp-chat" / "checkpoint.db"), db=False).out
+    # --db and CHECKPOINT_DB still win
+    env_db = tmp_path / "env.db"
+    runner("-p", "환경", "--thread", "env", db=False, env={"CHECKPOINT_DB": str(env_db)})
+    assert env_db.is_file()
+
+
+@pytest.mark.timeout(400)
+def test_user_env_file_and_working_folder_env(runner, llm, tmp_path):
+    conf = tmp_path / ".config" / "mcp-chat"
+    conf.mkdir(parents=True)
+    (conf / ".env").write_text("CLOVA_STUDIO_MODEL=HCX-DASH-002\nMCP_CHAT_LANG=en\n")
+    r = runner("-p", "하나", "--new")
+    assert r.code == 0, r.err
+    assert llm.chat_requests()[-1]["model"] == "HCX-DASH-002"
+    assert "Current session ID:" in r.err  # MCP_CHAT_LANG from the user's .env
+    (tmp_path / ".env").write_text("CLOVA_STUDIO_MODEL=HCX-007\n")  # the working folder's .env first
+    runner("-p", "둘", "--new")
+    assert llm.chat_requests()[-1]["model"] == "HCX-007"
+    runner("-p", "셋", "--new", env={"CLOVA_STUDIO_MODEL": "HCX-005"})  # real environment wins
+    assert llm.chat_requests()[-1]["model"] == "HCX-005"
+
+
+def test_user_mcp_json_is_the_default_servers_file(runner, llm, tmp_path):
+    conf = tmp_path / "cfg" / "mcp-chat"
+    conf.mkdir(parents=True)
+    entry = {"command": sys.executable, "args": ["-m", "server", "--transport", "stdio"],
+             "env": {"PYTHONPATH": str(ROOT)}}
+    (conf / "mcp.json").write_text(json.dumps({"mcpServers": {"my-search": entry}}))
+    r = runner("--new", input="/servers\n", env={"XDG_CONFIG_HOME": str(tmp_path / "cfg")})
+    assert r.code == 0, r.err
+    assert "my-search:" in r.out
+
+
+@pytest.mark.parametrize("args", [("threads",), ("export", "nope"), ("delete", "nope")])
+def test_read_only_commands_never_create_a_database(runner, tmp_path, args):
+    before = files_under(tmp_path)
+    r = runner(*args, db=False)
+    assert r.code == (0 if args[0] == "threads" else 1), r
+    assert files_under(tmp_path) == before
+    if args[0] == "threads":
+        assert r.out.strip() == "저장된 세션이 없습니다."
+    else:
+        assert "nope" in r.err and len(r.err.strip().splitlines()) == 1
+
+
+# -- --version, help, completion ---------------------------------------------------
+def test_version_on_both_commands(runner):
+    from importlib.metadata import version
+
+    want = version("mcp-chat")
+    for args in (("--version",), ("chat", "--version"), ("threads", "--version")):
+        r = runner(*args, db=False)
+        assert r.code == 0 and r.out.strip() == f"mcp-chat {want}", (args, r)
+    p = subprocess.run([sys.executable, "-m", "server", "--version"], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0 and p.stdout.strip() == f"mcp-search-server {want}"
+
+
+def test_help_shows_chat_options_and_follows_the_language(runner):
+    ko = runner("--help", db=False)
+    assert ko.code == 0
+    for opt in ("--thread", "--new", "--continue", "--print", "--output-format", "--db", "--version", "--model"):
+        assert opt in ko.out, opt
+    assert "mcp-chat COMMAND --help" in ko.out and "사용법:" in ko.out
+    for env, args in (({}, ("--help", "--lang", "en")), ({"MCP_CHAT_LANG": "en"}, ("--help",)),
+                      ({"MCP_CHAT_LANG": "en"}, ("threads", "--help"))):
+        en = runner(*args, db=False, env=env)
+        assert en.code == 0
+        assert not HANGUL.search(en.out.replace("질문", "")), en.out  # the -p example keeps its sample prompt
+        assert "usage:" in en.out
+
+
+def test_every_chat_option_has_help(runner):
+    from client.__main__ import build_parser
+
+    chat = build_parser()._subparsers._group_actions[0].choices["chat"]  # type: ignore[union-attr]
+    missing = [a.option_strings for a in chat._actions if a.option_strings and not a.help]
+    assert missing == []
+
+
+def test_bad_option_in_english(runner):
+    r = runner("--no-such-option", "--lang", "en", db=False)
+    assert r.code == 2 and r.err.startswith("Bad option:")
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_completion_scripts(runner, shell):
+    r = runner("completion", shell, db=False)
+    assert r.code == 0, r.err
+    for word in ("--thread", "--continue", "threads", "export"):
+        assert word in r.out
+    exe = shutil.which(shell)
+    if exe is None:
+        pytest.skip(f"{shell} is not installed: syntax not checked")
+    check = subprocess.run([exe, "-n"], input=r.out, capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    if shell == "bash":  # complete a partly typed option and a command, as the shell would
+        script = ('source /dev/stdin; for line in "mcp-chat --th" "mcp-chat ex"; do read -ra COMP_WORDS <<< "$line"; '
+                  'COMP_CWORD=1; COMP_LINE="$line"; COMP_POINT=${#line}; _shtab_mcp_chat; echo "${COMPREPLY[*]}"; done')
+        done = subprocess.run([exe, "-c", script], input=r.out, capture_output=True, text=True)
+        assert done.stdout.splitlines() == ["--thread", "export"], done.stderr
+
+
+def test_strategies_match_the_policy():
+    from client.config import STRATEGIES
+    from client.context.policy import STRATEGIES as POLICY
+
+    assert STRATEGIES == POLICY
+
+
+def test_help_imports_no_heavy_modules():
+    code = ("import sys\nfrom client.__main__ import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "heavy = ('langchain', 'langchain_core', 'langgraph', 'rich', 'httpx', 'openai', 'prompt_toolkit')\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip().splitlines()[-1] == "[]"
