@@ -8,13 +8,14 @@ from typing import Any
 from .config import Settings, apply_model_window
 
 
-def build_stack(settings: Settings, tools: list, checkpointer: Any) -> tuple[Any, Any, Any]:
-    """(agent, context middleware, summarizer) for settings.model."""
+def build_stack(settings: Settings, tools: list, checkpointer: Any, gate: Any = None) -> tuple[Any, Any, Any]:
+    """(agent, context middleware, summarizer) for settings.model; `gate` asks before unsafe tool calls."""
     from .agent import build_agent, build_model
 
     model = build_model(settings, with_tools=bool(tools))
     summarizer = build_model(settings, with_tools=False)
-    agent, mw = build_agent(model, tools, checkpointer, settings.max_input_tokens, settings.debug)
+    agent, mw = build_agent(model, tools, checkpointer, settings.max_input_tokens, settings.debug,
+                            max_model_calls=settings.max_model_calls, max_tool_calls=settings.max_tool_calls, gate=gate)
     if settings.provider == "local":  # the local template lists tools compactly: count what is sent
         from .providers import local_tools_tokens
 
@@ -39,12 +40,12 @@ async def list_models(settings: Settings, timeout: float = 10.0) -> list[str] | 
     return sorted(set(ids))
 
 
-def switch_model(session: Any, tools: list, name: str) -> None:
+def switch_model(session: Any, tools: list, name: str, gate: Any = None) -> None:
     """Rebuild the session's model, agent and summarizer for `name`; the thread stays."""
     s = session.settings
     s.model = name
     apply_model_window(s)  # window and output reserve of the new model (an explicit budget is kept)
-    agent, mw, summarizer = build_stack(s, tools, session.store.checkpointer)
+    agent, mw, summarizer = build_stack(s, tools, session.store.checkpointer, gate)
     session.agent, session.mw, session.summarizer = agent, mw, summarizer
     if session.memory is not None:
         session.memory.model = summarizer

@@ -249,7 +249,9 @@ class SlashCommands:
         if names and arg not in names:
             self.r.error(t("model_unknown", model=arg))
             return
-        switch_model(self.session, self.hub.tools, arg)
+        from .mcp.gate import PermissionGate
+
+        switch_model(self.session, self.hub.tools, arg, PermissionGate(self.hub.authorize, self.hub.tool_of))
         self.r.info(t("model_switched", model=arg, budget=self.s.max_input_tokens))
 
     async def cmd_clear(self, arg: str) -> None:
