@@ -182,8 +182,8 @@ async def _chat(settings: Settings, specs: list) -> int:
             renderer.error(t(key, name=server.spec.name, target=server.spec.where, err=server.error))
         if hub.failed() and settings.require_tools:
             return EXIT_RUNTIME
-        agent, mw, summarizer = build_stack(settings, hub.tools, store.checkpointer,
-                                            gate=PermissionGate(hub.authorize, hub.tool_of))
+        gate = PermissionGate(hub.authorize, hub.tool_of, features.drain_journal)
+        agent, mw, summarizer = build_stack(settings, hub.tools, store.checkpointer, gate=gate)
         memory = None
         if settings.memory:
             from .memory.manager import MemoryManager

@@ -25,6 +25,8 @@ def to_json(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]]) ->
             d["error"] = m.status == "error"
             if m.additional_kwargs.get("permission"):
                 d["permission"] = m.additional_kwargs["permission"]  # allow:once, deny:user, ...
+            if m.additional_kwargs.get("sampling"):
+                d["sampling"] = m.additional_kwargs["sampling"]  # [{server, decision, request, answer}]
         if is_synthetic(m):
             d["synthetic"] = True
         items.append(d)
@@ -66,6 +68,10 @@ def to_markdown(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]]
             perm = m.additional_kwargs.get("permission")
             if perm:
                 lines += [f"**permission** `{m.name or ''}`: {perm_words(perm)}", ""]
+            for sm in m.additional_kwargs.get("sampling") or []:
+                words = perm_words(sm.get("decision", "deny:user"))
+                lines += [f"**sampling** `{sm.get('server', '')}` ({words}): {sm.get('request', '')}"
+                          + (f" → {sm['answer']}" if sm.get("answer") else ""), ""]
             lines += [f"**{tag}** `{m.name or ''}`:", "", "```", text_of(m), "```", ""]
         elif isinstance(m, AIMessage):
             for c in m.tool_calls:

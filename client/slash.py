@@ -251,7 +251,8 @@ class SlashCommands:
             return
         from .mcp.gate import PermissionGate
 
-        switch_model(self.session, self.hub.tools, arg, PermissionGate(self.hub.authorize, self.hub.tool_of))
+        journal = self.hub.features.drain_journal if self.hub.features else None
+        switch_model(self.session, self.hub.tools, arg, PermissionGate(self.hub.authorize, self.hub.tool_of, journal))
         self.r.info(t("model_switched", model=arg, budget=self.s.max_input_tokens))
 
     async def cmd_clear(self, arg: str) -> None:

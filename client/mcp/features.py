@@ -136,6 +136,15 @@ class ClientFeatures:
     user: str = "user"  # whose OAuth tokens (client/mcp/oauth.py)
     open_url: Callable[[str], None] | None = None  # the UI's browser opener (None: only print the URL)
     sessions: dict[str, Any] = field(default_factory=dict)  # server name -> live ClientSession
+    journal: list[dict[str, str]] = field(default_factory=list)  # sampling decisions not yet on a transcript row
+
+    def drain_journal(self) -> list[dict[str, str]]:
+        """Sampling records since the last call (the permission gate puts them on the tool's result)."""
+        out, self.journal = self.journal, []
+        return out
+
+    def _record(self, server: str, decision: str, request: str, answer: str = "") -> None:
+        self.journal.append({"server": server, "decision": decision, "request": request, "answer": answer[:500]})
 
     def emit(self, key: str, **fmt: Any) -> None:
         if self.on_event is not None:
@@ -195,19 +204,22 @@ class ClientFeatures:
         first = next((text for role, text in msgs if role == "user"), msgs[0][1] if msgs else "")
         summary = " ".join(first.split())[:200]
         if self.yes:
-            ok = True
+            ok, why = True, "yes"
         elif self.confirm is not None:
             ok = await self.confirm("sampling", server, summary)
+            why = "once" if ok else "user"
         else:
-            ok = False
+            ok, why = False, "no_terminal"
         if not ok:
             self.emit("sampling_denied", server=server)
+            self._record(server, "deny:" + why, summary)
             return types.ErrorData(code=-1, message="User rejected sampling request")
         if self.sampler is None:
             return types.ErrorData(code=types.INTERNAL_ERROR, message="no model for sampling")
         used = sum(estimate_text_tokens(t) for _, t in msgs) + estimate_text_tokens(params.systemPrompt or "")
         if self.budget and used > self.budget:
             self.emit("sampling_over_budget", server=server, used=used, budget=self.budget)
+            self._record(server, "deny:budget", summary)
             return types.ErrorData(code=types.INVALID_PARAMS, message=f"request needs {used} tokens, budget {self.budget}")
         self.emit("sampling_request", server=server, text=summary)
         max_tokens = max(1, min(params.maxTokens or self.max_output, self.max_output))
@@ -215,8 +227,10 @@ class ClientFeatures:
             text, model = await self.sampler(msgs, params.systemPrompt, max_tokens)
         except Exception as e:  # noqa: BLE001 - the server gets an error, the chat goes on
             self.emit("sampling_failed", server=server, err=str(e).splitlines()[0][:200] if str(e) else type(e).__name__)
+            self._record(server, "allow:" + why, summary, "(failed)")
             return types.ErrorData(code=types.INTERNAL_ERROR, message="sampling failed")
         self.emit("sampling_answer", server=server, text=" ".join(text.split())[:300])
+        self._record(server, "allow:" + why, summary, " ".join(text.split()))
         return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text=text),
                                          model=model, stopReason="endTurn")
 

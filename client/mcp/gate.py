@@ -3,7 +3,8 @@
 A denied call never reaches its server; the model gets an error tool result saying the user
 did not allow it, and the turn goes on. The decision rides on the ToolMessage
 (`additional_kwargs["permission"]`, e.g. `allow:once`, `deny:user`): it is stored in the
-transcript and shown by exports, never sent to the model endpoint.
+transcript and shown by exports, never sent to the model endpoint. Sampling requests the server
+made while the tool ran ride along the same way (`additional_kwargs["sampling"]`).
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ Authorize = Callable[[str, dict], Awaitable[Verdict | None]]
 
 
 class PermissionGate(AgentMiddleware):
-    def __init__(self, authorize: Authorize, servers: Callable[[str], tuple[str, str]] | None = None) -> None:
+    def __init__(self, authorize: Authorize, servers: Callable[[str], tuple[str, str]] | None = None,
+                 journal: Callable[[], list[dict]] | None = None) -> None:
         super().__init__()
         self.authorize = authorize
         self.names = servers  # function name -> (server, MCP tool name), for the denial text
+        self.journal = journal  # drains the sampling records made during a call (ClientFeatures)
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -43,6 +46,9 @@ class PermissionGate(AgentMiddleware):
         result = await handler(request)
         if isinstance(result, ToolMessage):
             result.additional_kwargs["permission"] = verdict.label
+            sampled = self.journal() if self.journal else []
+            if sampled:
+                result.additional_kwargs["sampling"] = sampled
         return result
 
 

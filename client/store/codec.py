@@ -29,6 +29,8 @@ def encode(m: BaseMessage) -> str:
             d["err"] = 1
         if m.additional_kwargs.get("permission"):  # allow:<why> / deny:<why> (client/mcp/gate.py)
             d["p"] = str(m.additional_kwargs["permission"])
+        if m.additional_kwargs.get("sampling"):  # what the server sampled during the call (client/mcp/gate.py)
+            d["s"] = list(m.additional_kwargs["sampling"])
     if m.name:
         d["n"] = m.name
     flags = {k: True for k in ("synthetic", "repaired", "interrupted") if m.additional_kwargs.get(k)}
@@ -52,6 +54,8 @@ def decode(data: str, msg_id: str | None = None) -> BaseMessage:
     if role == "tool":
         if d.get("p"):
             kw["additional_kwargs"] = {**kw.get("additional_kwargs", {}), "permission": d["p"]}
+        if d.get("s"):
+            kw["additional_kwargs"] = {**kw.get("additional_kwargs", {}), "sampling": d["s"]}
         return ToolMessage(tool_call_id=d.get("ti", ""), status="error" if d.get("err") else "success", **kw)
     calls = [{"name": c["n"], "args": c.get("a", {}), "id": c.get("i"), "type": "tool_call"} for c in d.get("tc", [])]
     return AIMessage(tool_calls=calls, **kw)

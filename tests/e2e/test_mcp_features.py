@@ -7,15 +7,19 @@ tool results that went back to the model.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from tests.conftest import thread_id_of
 from tests.e2e.test_mcp_everything import call_line, everything_js, tool_results, write_config  # noqa: F401
 
 pytestmark = pytest.mark.sqlite_only
 
 
 def _run(chat, tmp_path, js, lines, *extra, env=None):
-    config = write_config(tmp_path, {"everything": {"command": "node", "args": [js, "stdio"]}})
+    # every tool pre-approved: these tests are about the server's requests, not tool permissions
+    config = write_config(tmp_path, {"everything": {"command": "node", "args": [js, "stdio"], "alwaysAllow": ["*"]}})
     return chat("--new", "--mcp-config", config, "--context", "none", "--no-memory", *extra,
                 input="\n".join(lines) + "\n", env=env, timeout=90)
 
@@ -32,6 +36,12 @@ def test_sampling_with_yes_runs_on_the_chat_model_without_tools(chat, llm, every
     assert "sample-me-77" in result and '"model"' in result  # the stub's answer went back to the server
     both = r.out + r.err
     assert "[샘플링] 서버 'everything' 요청: " in both and "[샘플링] 모델 응답 → 'everything'" in both
+    exported = json.loads(chat.sub("export", thread_id_of(r.err), "--format", "json").out)
+    sampled_rows = [m["sampling"] for m in exported["messages"] if m.get("sampling")]
+    assert len(sampled_rows) == 1 and sampled_rows[0][0]["server"] == "everything"
+    assert sampled_rows[0][0]["decision"] == "allow:yes" and "sample-me-77" in sampled_rows[0][0]["request"]
+    md = chat.sub("export", thread_id_of(r.err)).out
+    assert "**sampling** `everything` (허용 (--yes)): " in md and "sample-me-77" in md
 
 
 def test_sampling_without_yes_and_without_a_terminal_is_denied(chat, llm, everything_js, tmp_path):
@@ -42,6 +52,8 @@ def test_sampling_without_yes_and_without_a_terminal_is_denied(chat, llm, everyt
     assert "[샘플링] 서버 'everything'의 모델 요청을 거절했습니다." in r.out + r.err
     result = tool_results(llm.chat_requests())["trigger-sampling-request"][0]
     assert "rejected" in result.lower()
+    exported = json.loads(chat.sub("export", thread_id_of(r.err), "--format", "json").out)
+    assert [m["sampling"][0]["decision"] for m in exported["messages"] if m.get("sampling")] == ["deny:no_terminal"]
 
 
 def test_elicitation_piped_is_declined_and_yes_keeps_required_fields_honest(chat, llm, everything_js, tmp_path):
