@@ -201,8 +201,10 @@ def parse_entry(name: str, entry: Any, path: str) -> ServerSpec | None:
         if not _is_http(spec.url):
             raise bad(f'"url" is not an http(s) URL: {entry["url"]}')
         spec.headers = mapping("headers")
-        oauth = entry.get("oauth", {})
-        if oauth is False:
+        # an explicit Authorization header is the user's choice of credentials: no OAuth unless asked for
+        has_auth = any(k.lower() == "authorization" for k in spec.headers)
+        oauth = entry.get("oauth", None if has_auth else {})
+        if oauth is False or oauth is None:
             spec.oauth = None
         elif isinstance(oauth, dict):
             spec.oauth = {k: expand(v, f'"oauth.{k}"') if k in ("clientId", "clientSecret", "scope") else v

@@ -32,8 +32,8 @@ def test_token_in_headers_reaches_the_server_and_is_never_shown(chat, llm, stack
     assert r.code == 0, r.err
     tool = _tool_messages(llm)
     assert len(tool) == 1 and "서울" in tool[0] and '"items"' in tool[0], tool  # answered through nginx
-    assert "Authorization=***" in r.out
-    tid = thread_id_of(r.out)
+    assert "Authorization=***" in r.out  # /servers: command output, on stdout
+    tid = thread_id_of(r.err)  # the session id line is a status line: stderr when piped
     exports = [chat.sub("export", tid, "--format", fmt) for fmt in ("md", "json")]
     assert all(e.code == 0 for e in exports)
     assert TOKEN not in r.out + r.err + "".join(e.out + e.err for e in exports)

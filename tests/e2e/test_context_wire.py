@@ -181,11 +181,9 @@ def test_budget_drops_oldest_turns_from_the_request(chat, llm):
 
 
 def test_summary_rolled_over_chunks_twice_keeps_turn_one_facts(chat, llm):
-    """Turns too long for one summarizer request are summarized chunk by chunk, each chunk
-    carrying the summary so far; after two such rolls the pair still holds turn 1's fact.
-
-    Sizes: a turn is about 2,000 estimated tokens and a chunk at most budget/2 = 3,700, so
-    the two turns summarized at each roll take two requests."""
+    """Long turns, two summary rolls: every summarized turn is read by exactly one summarizer
+    request (oldest first, chunked to fit), the second roll extends the first roll's summary
+    instead of rewriting it, and after both rolls the pair still holds turn 1's fact."""
     llm.report_usage = False  # the client's own estimate decides, uncalibrated
     facts = ["고래는 포유류", "수도는 서울", "물은 백도", "달은 위성", "불은 뜨겁", "끝 질문"]
     lines_ = "".join(f"질문 {i} {fact} " + "나" * 1300 + "\n" for i, fact in enumerate(facts, 1))
@@ -194,32 +192,25 @@ def test_summary_rolled_over_chunks_twice_keeps_turn_one_facts(chat, llm):
     assert r.code == 0, r.err
     assert "이번 요청에서 뺐습니다" not in r.out + r.err  # the budget itself dropped nothing
 
-    def parts(q: dict) -> tuple[str, str]:
-        body = q["messages"][-1]["content"]
-        prev, _, talk = body.partition("[대화]")
-        return prev, talk
-
     sums = llm.summary_requests()
-    assert len(sums) == 4  # two rolls, two chunks each
+    assert len(sums) >= 2  # two rolls, at least one request each
     for q in sums:
         assert "tools" not in q
-    expected_talk = [1, 2, 3, 4]  # one turn per chunk, oldest first
-    for q, i in zip(sums, expected_talk):
-        prev, talk = parts(q)
-        assert f"질문 {i} " in talk and all(f"질문 {j} " not in talk for j in range(1, 7) if j != i), talk[:200]
-    assert "[이전 요약]" not in parts(sums[0])[0]
+    bodies = [q["messages"][-1]["content"] for q in sums]
+    readers = {i: [k for k, b in enumerate(bodies) if f"질문 {i} " in b] for i in range(1, 5)}
+    assert all(len(v) == 1 for v in readers.values()), readers  # each turn summarized once
+    assert [v[0] for v in readers.values()] == sorted(v[0] for v in readers.values())  # oldest first
+    assert all(f"질문 {j} " not in b for b in bodies for j in (5, 6))  # the kept turns are not summarized
     chat_reqs = llm.chat_requests()
     assert len(chat_reqs) == 6
-    pair1 = chat_reqs[3]["messages"][2]["content"]  # after the first roll
     assert chat_reqs[3]["messages"][1]["content"] == SUMMARY_REQ
+    pair1 = chat_reqs[3]["messages"][2]["content"]  # after the first roll
     assert facts[0] in pair1 and facts[1] in pair1
-    for k in (1, 2, 3):  # each chunk read the summary the previous chunk produced
-        assert "[이전 요약]" in parts(sums[k])[0]
-    assert pair1 in parts(sums[2])[0]  # the second roll starts from the first roll's summary
     last = chat_reqs[5]
     assert roles(last) == ["system", "user", "assistant", "user", "assistant", "user"]
     assert last["messages"][1]["content"] == SUMMARY_REQ
     final_pair = last["messages"][2]["content"]
+    assert final_pair.startswith(pair1)  # the second roll extended the first summary
     for fact in facts[:4]:
         assert fact in final_pair, (fact, final_pair)  # turn 1's fact survived two rolls
     assert [u.split()[1] for u in real_users(last)] == ["5", "6"]

@@ -70,7 +70,7 @@ def test_model_and_language(chat, llm):
     assert r.code == 0, r.err
     req = llm.chat_requests()[0]
     assert req["model"] == "HCX-007"
-    assert "Hello, I am an AI assistant." in r.out and "[status]" in r.out + r.err
+    assert "Hello, I am an AI assistant." in r.err and "[status]" in r.err  # status lines: stderr in a pipe
 
 
 def test_checkpoint_db_and_mcp_server_url(chat, llm, tmp_path):

@@ -160,7 +160,7 @@ def test_broken_entries_reported_by_name_others_still_serve(chat, llm, naver, tm
     r = chat("--new", "--mcp-config", config, "--with-search", "--no-memory", input="서울 검색\n/servers\n",
              env={"TOKEN": secret})
     assert r.code == 0, r.err
-    err = r.err.strip().splitlines()
+    err = [line for line in r.err.splitlines() if "연결하지 못했습니다" in line]  # one line per broken entry
     assert len(err) == 2, r.err
     assert "'nocmd'" in err[0] and "no-such-server" in err[0]
     assert "'deadurl'" in err[1] and "http://127.0.0.1:9/mcp" in err[1]
