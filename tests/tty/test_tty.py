@@ -240,4 +240,6 @@ def test_english_ui_and_memory_update_on_exit(tty, llm, naver):
     pane.line("/exit")
     assert pane.exit_status() == 0
     screen = pane.screen()
-    assert re.search(r"Memory: \d+ added, \d+ updated of \d+ candidates\nGoodbye\.", screen)
+    # the memory line in English either way (the local scorer may keep nothing of a greeting)
+    assert re.search(r"Memory: (\d+ added, \d+ updated of \d+ candidates|nothing from this session was kept "
+                     r"\(\d+ candidates, 0 saved\)\.)\nGoodbye\.", screen), screen
