@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ def _bench():
     spec = importlib.util.spec_from_file_location("retention_bench", ROOT / "bench" / "retention_bench.py")
     mod = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
+    sys.modules[spec.name] = mod  # dataclasses resolve string annotations through sys.modules
     spec.loader.exec_module(mod)
     return mod
 

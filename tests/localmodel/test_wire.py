@@ -50,7 +50,7 @@ def test_plain_turn_streams_text(lchat, proxy, local_server):
     req = proxy.requests[0]
     assert req["stream"] is True and req["temperature"] == 0
     assert roles(req)[0] == "system" and roles(req).count("system") == 1
-    assert req["max_tokens"] == 1024  # the reserved output of the 4,096 window
+    assert req["max_tokens"] == 512  # answers are capped below the 1,024 reserved of the 4,096 window
     last = proxy.stream_of(len(proxy.responses) - 1)
     text = text_of_stream(last)
     assert sum(1 for c in last if (c.get("choices") or [{}])[0].get("delta", {}).get("content")) > 1  # streamed
@@ -95,7 +95,7 @@ def test_trim_keeps_the_last_turn_on_the_wire(lchat, proxy):
     lines = "".join(f"Reply with the single word OK. ({i})\n" for i in (1, 2, 3))
     r = lchat("--new", "--no-memory", "--context", "trim", "--max-turns", "1", input=lines)
     assert r.code == 0, r.err
-    assert "1턴을 초과하여서 트리밍을 수행합니다." in r.out
+    assert "1턴을 초과하여서 트리밍을 수행합니다." in r.err  # a notice: stderr in a pipe
     firsts = [q for q in proxy.chat_requests() if roles(q)[-1] == "user"]  # first call of each turn
     assert len(firsts) == 3
     assert [u[-3:] for u in real_users(firsts[2])] == ["(2)", "(3)"]
@@ -122,7 +122,7 @@ def test_summarize_sends_a_plain_summary_request_and_the_pair(lchat, proxy):
     assert roles(r4)[:3] == ["system", "user", "assistant"] and r4["messages"][1]["content"] == SUMMARY_REQ
     assert r4["messages"][2]["content"].strip()  # the summary text from the model
     assert [u[-3:] for u in real_users(r4)] == ["(3)", "(4)"]
-    assert "요약" in r.out
+    assert "요약" in r.err  # the status line names the summary: stderr in a pipe
 
 
 def test_budget_on_local_is_window_minus_reserved_output(lchat, proxy):
