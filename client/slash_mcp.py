@@ -32,8 +32,7 @@ class McpSlash:
         if not found:
             self.r.line(t("prompts_none"))
             return
-        for server in dict.fromkeys(name for name, _ in found):
-            mine = [p for name, p in found if name == server]
+        for server, mine in _by_server(found):
             self.r.line(t("prompts_server", name=server, n=len(mine)))
             for p in mine:
                 args = " ".join(f"{a.name}={'<' + a.name + '>' if a.required else '[...]'}" for a in p.arguments or [])
@@ -76,8 +75,7 @@ class McpSlash:
         if not found:
             self.r.line(t("resources_none"))
             return
-        for server in dict.fromkeys(name for name, _ in found):
-            mine = [r for name, r in found if name == server]
+        for server, mine in _by_server(found):
             self.r.line(t("resources_server", name=server, n=len(mine)))
             for res in mine:
                 kind = f" ({res.mimeType})" if res.mimeType else ""
@@ -118,3 +116,11 @@ class McpSlash:
             if left <= 0:
                 break
         return "\n\n".join(parts)
+
+
+def _by_server(found: list) -> list:
+    """[(server, item), ...] -> [(server, [items]), ...] in first-seen order."""
+    groups: dict[str, list] = {}
+    for server, item in found:
+        groups.setdefault(server, []).append(item)
+    return list(groups.items())
