@@ -14,7 +14,7 @@ from dotenv import load_dotenv
 
 
 async def init(db: str) -> None:
-    from client.store import open_store
+    from client.engine.store import open_store
 
     store = await open_store(db)  # runs the saver's setup() and our migrations
     await store.close()
@@ -26,8 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--db", default=os.environ.get("CHECKPOINT_DB") or "checkpoint.db",
                    help="SQLite 파일 또는 postgresql:// URL (env CHECKPOINT_DB)")
     args = p.parse_args(argv)
-    from client.i18n import t
-    from client.store import StoreError, mask_url
+    from client.ui.i18n import t
+    from client.engine.store import StoreError, mask_url
 
     try:
         asyncio.run(init(args.db))

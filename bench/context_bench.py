@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conversation import script  # noqa: E402
 from harness import client_stack, run_turn  # noqa: E402
 
-from client.context.budget import estimate_text_tokens  # noqa: E402
+from client.core.context.budget import estimate_text_tokens  # noqa: E402
 from tests.stubs.llm_stub import LLMStub  # noqa: E402
 from tests.stubs.naver_stub import NaverStub  # noqa: E402
 import os  # noqa: E402

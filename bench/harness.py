@@ -12,12 +12,12 @@ from typing import AsyncIterator
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from client.agent import build_agent, build_model  # noqa: E402
-from client.config import Settings  # noqa: E402
-from client.context.policy import ContextSettings  # noqa: E402
-from client.mcp import ToolHub  # noqa: E402
-from client.session import ChatSession, TurnDone  # noqa: E402
-from client.store import open_store  # noqa: E402
+from client.engine.agent import build_agent, build_model  # noqa: E402
+from client.core.config import Settings  # noqa: E402
+from client.core.context.policy import ContextSettings  # noqa: E402
+from client.engine.mcp import ToolHub  # noqa: E402
+from client.engine.session import ChatSession, TurnDone  # noqa: E402
+from client.engine.store import open_store  # noqa: E402
 from tests.stubs.llm_stub import LLMStub  # noqa: E402
 from tests.stubs.naver_stub import NaverStub  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""Labelled memory bullets for the usefulness scorer (client/memory/scorer.py).
+"""Labelled memory bullets for the usefulness scorer (client/engine/memory/scorer.py).
 
 Templates x slot values, Korean and English, in the two shapes bullets take in
 practice: an extractor's third-person line ("사용자는 ...", "User ...") and a raw

@@ -13,7 +13,7 @@ judgement. "recall" = facts later asked about that are still in the memory
 section a new thread would get.
 
 Scorers side by side: keep-all (no pruning), the LLM judge (one scoring request
-per session; here the stub's rule), the trained local scorer (client/memory/scorer.py,
+per session; here the stub's rule), the trained local scorer (client/engine/memory/scorer.py,
 no request), and, when tests/data/memory_judge_labels.json holds them, the real
 local model's judge scores for the same lines (cached by scripts/train_scorer.py --judge).
 """
@@ -32,11 +32,11 @@ sys.path.insert(0, str(ROOT))
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage  # noqa: E402
 
-from client.agent import build_model  # noqa: E402
-from client.config import Settings  # noqa: E402
-from client.context.budget import estimate_text_tokens  # noqa: E402
-from client.memory.manager import MemoryManager  # noqa: E402
-from client.store import open_store  # noqa: E402
+from client.engine.agent import build_model  # noqa: E402
+from client.core.config import Settings  # noqa: E402
+from client.core.context.budget import estimate_text_tokens  # noqa: E402
+from client.engine.memory.manager import MemoryManager  # noqa: E402
+from client.engine.store import open_store  # noqa: E402
 from tests.stubs.llm_stub import LLMStub  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "memory_sessions.json"

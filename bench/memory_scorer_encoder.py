@@ -48,7 +48,7 @@ def main() -> None:
     out = []
 
     t0 = time.perf_counter()
-    from client.memory.scorer import ARTEFACT, load
+    from client.engine.memory.scorer import ARTEFACT, load
 
     sc = load()
     cold = time.perf_counter() - t0

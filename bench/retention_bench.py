@@ -31,11 +31,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from client.agent import build_agent, build_model  # noqa: E402
-from client.config import Settings, add_chat_options, resolve  # noqa: E402
-from client.context.policy import ContextSettings  # noqa: E402
-from client.session import ChatSession, Notice, TurnDone  # noqa: E402
-from client.store import open_store  # noqa: E402
+from client.engine.agent import build_agent, build_model  # noqa: E402
+from client.core.config import Settings, add_chat_options, resolve  # noqa: E402
+from client.core.context.policy import ContextSettings  # noqa: E402
+from client.engine.session import ChatSession, Notice, TurnDone  # noqa: E402
+from client.engine.store import open_store  # noqa: E402
 
 # (message, ) planted; probes: (question, accepted answers)
 CONVERSATIONS: dict[str, dict] = {
@@ -215,7 +215,7 @@ def write_readme(text: str, meta: str) -> None:
 
 
 async def main_async(args: argparse.Namespace) -> list[Run]:
-    from client.providers import provider_runtime
+    from client.engine.providers import provider_runtime
 
     os.environ.setdefault("MCP_CHAT_TEMPERATURE", "0")
     stub = None

@@ -29,8 +29,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import client_stack, run_turn  # noqa: E402
 
-from client.store import open_store  # noqa: E402
-from client.store.codec import transcript_bytes  # noqa: E402
+from client.engine.store import open_store  # noqa: E402
+from client.engine.store.codec import transcript_bytes  # noqa: E402
 from tests.stubs.llm_stub import LLMStub  # noqa: E402
 
 MARKS = (10, 100, 1_000, 10_000)
@@ -164,7 +164,7 @@ async def compare_postgres(url: str, policies: list[str], turns: int, sqlite_row
 
     import psycopg
 
-    from client.store import mask_url
+    from client.engine.store import mask_url
     from tests.backends import with_schema
 
     pg: dict[str, dict] = {}

@@ -20,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from client.local import SetupError, prepare, runtime_ready  # noqa: E402
-from client.local.build import build_server  # noqa: E402
-from client.local.spec import LLAMA_CPP_PYTHON_VERSION, QWEN_CODER_15B, cache_root, server_dir  # noqa: E402
-from client.local.weights import fetch_weights  # noqa: E402
+from client.engine.local import SetupError, prepare, runtime_ready  # noqa: E402
+from client.engine.local.build import build_server  # noqa: E402
+from client.engine.local.spec import LLAMA_CPP_PYTHON_VERSION, QWEN_CODER_15B, cache_root, server_dir  # noqa: E402
+from client.engine.local.weights import fetch_weights  # noqa: E402
 
 
 async def bench(threads: int | None) -> dict[str, float]:

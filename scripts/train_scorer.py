@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Train the memory usefulness scorer (client/memory/scorer.py) reproducibly.
+"""Train the memory usefulness scorer (client/engine/memory/scorer.py) reproducibly.
 
     python scripts/train_scorer.py                 # train on the train split, write the artefact, print held-out figures
     python scripts/train_scorer.py --sweep         # feature configs compared by grouped 5-fold CV on the train split
@@ -28,7 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from client.memory.scorer import ARTEFACT, FeatureConfig, LinearScorer, features  # noqa: E402
+from client.engine.memory.scorer import ARTEFACT, FeatureConfig, LinearScorer, features  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "memory_bullets.json"
 JUDGE = ROOT / "tests" / "data" / "memory_judge_labels.json"
@@ -135,11 +135,11 @@ async def judge(argv: list[str], limit: int | None) -> None:
     """The production scoring request (SCORE_PROMPT) on the held-out split, in batches."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    from client.agent import build_model
-    from client.config import add_chat_options, resolve
-    from client.context import text_of
-    from client.memory.extract import SCORE_PROMPT
-    from client.providers import provider_runtime
+    from client.engine.agent import build_model
+    from client.core.config import add_chat_options, resolve
+    from client.core.context import text_of
+    from client.engine.memory.extract import SCORE_PROMPT
+    from client.engine.providers import provider_runtime
 
     os.environ.setdefault("MCP_CHAT_TEMPERATURE", "0")  # a judge, not a chat: as repeatable as the server allows
     p = argparse.ArgumentParser()

@@ -34,7 +34,7 @@ def check_postgres() -> str | None:
         return None
     import psycopg
 
-    from client.store import mask_url
+    from client.engine.store import mask_url
 
     try:
         psycopg.connect(PG_URL, connect_timeout=5).close()

@@ -51,7 +51,7 @@ def test_wrong_token_is_one_clear_error_without_the_token(chat, llm, stack: Stac
 
 
 def test_a_literal_bearer_token_is_masked_alone_too():
-    from client.mcp.specs import parse_entry
+    from client.engine.mcp.specs import parse_entry
 
     spec = parse_entry("s", {"url": "http://127.0.0.1:8080/mcp", "headers": {"Authorization": "Bearer tok-lit-777"}}, "p")
     assert spec.redact("HTTP 401 for tok-lit-777") == "HTTP 401 for ***"

@@ -282,7 +282,7 @@ def test_help_shows_chat_options_and_follows_the_language(runner):
 
 
 def test_every_chat_option_has_help(runner):
-    from client.__main__ import build_parser
+    from client.ui.cli import build_parser
 
     chat = build_parser()._subparsers._group_actions[0].choices["chat"]  # type: ignore[union-attr]
     missing = [a.option_strings for a in chat._actions if a.option_strings and not a.help]
@@ -313,14 +313,14 @@ def test_completion_scripts(runner, shell):
 
 
 def test_strategies_match_the_policy():
-    from client.config import STRATEGIES
-    from client.context.policy import STRATEGIES as POLICY
+    from client.core.config import STRATEGIES
+    from client.core.context.policy import STRATEGIES as POLICY
 
     assert STRATEGIES == POLICY
 
 
 def test_help_imports_no_heavy_modules():
-    code = ("import sys\nfrom client.__main__ import main\n"
+    code = ("import sys\nfrom client.ui.cli import main\n"
             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
             "heavy = ('langchain', 'langchain_core', 'langgraph', 'rich', 'httpx', 'openai', 'prompt_toolkit')\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))")

@@ -155,7 +155,7 @@ def test_message_over_budget_is_refused_not_sent_not_stored(chat, llm):
 
 def test_budget_drops_oldest_turns_from_the_request(chat, llm):
     """Exactly the newest turns that fit are sent: one more would not have fit."""
-    from client.context.budget import PER_MESSAGE, estimate_text_tokens
+    from client.core.context.budget import PER_MESSAGE, estimate_text_tokens
 
     llm.report_usage = False  # no calibration: the client's estimate is the measure, ratio 1
     budget = 2600

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from client.memory.scorer import load
+from client.engine.memory.scorer import load
 from tests.backends import count_rows
 from tests.conftest import thread_id_of
 

@@ -12,17 +12,17 @@ import time
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from client.i18n import t
-from client.memory.policy import Bullet
-from client.store import StoreError, mask_url, open_store
-from client.store import migrations, pg_migrations
-from client.store.pg_url import redact, url_passwords
+from client.ui.i18n import t
+from client.core.memory.policy import Bullet
+from client.engine.store import StoreError, mask_url, open_store
+from client.engine.store import migrations, pg_migrations
+from client.engine.store.pg_url import redact, url_passwords
 from tests.backends import PG_URL, count_rows, is_pg, query
 from tests.conftest import ROOT
 
 HOLDER = """
 import asyncio, sys
-from client.store import open_store
+from client.engine.store import open_store
 async def main():
     store = await open_store(sys.argv[1])
     print("locked" if await store.lock_thread(sys.argv[2]) else "busy", flush=True)
@@ -45,7 +45,7 @@ async def test_setup_is_idempotent_and_recorded(db_url):
 
 def test_first_setup_by_several_processes_at_once(db_url):
     """Four processes create the schema of a new database at the same moment."""
-    code = "import asyncio, sys\nfrom client.store import open_store\n" \
+    code = "import asyncio, sys\nfrom client.engine.store import open_store\n" \
            "async def main():\n    await (await open_store(sys.argv[1])).close()\nasyncio.run(main())\n"
     procs = [subprocess.Popen([sys.executable, "-c", code, db_url], cwd=ROOT, stderr=subprocess.PIPE, text=True,
                               env={**os.environ, "PYTHONPATH": str(ROOT)}) for _ in range(4)]

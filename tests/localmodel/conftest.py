@@ -18,8 +18,8 @@ from typing import Iterator
 
 import pytest
 
-from client.local import LocalServer, prepare, runtime_ready
-from client.local.spec import cache_root
+from client.engine.local import LocalServer, prepare, runtime_ready
+from client.engine.local.spec import cache_root
 from tests.localmodel.proxy import RecordingProxy
 from tests.stubs.naver_stub import NaverStub
 

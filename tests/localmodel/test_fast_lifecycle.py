@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from client.local import server as server_mod
-from client.local import weights as weights_mod
-from client.local.server import LocalServer
-from client.local.spec import WeightsSpec
-from client.local.weights import SetupError, fetch_weights, weights_ready
+from client.engine.local import server as server_mod
+from client.engine.local import weights as weights_mod
+from client.engine.local.server import LocalServer
+from client.engine.local.spec import WeightsSpec
+from client.engine.local.weights import SetupError, fetch_weights, weights_ready
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -75,7 +75,7 @@ def test_server_dies_with_a_sigkilled_parent(tmp_path: Path, watchdog: bool) -> 
     script = (
         "import asyncio, sys\n"
         "from pathlib import Path\n"
-        "from client.local.server import LocalServer\n"
+        "from client.engine.local.server import LocalServer\n"
         f"s = LocalServer(Path({str(fake_binary(tmp_path))!r}), Path('m'), Path('t'), alias='x', watchdog={watchdog}).start()\n"
         "asyncio.run(s.wait_ready(10))\n"
         "print(s.proc.pid, flush=True)\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from client.local.spec import TOOL_RESULT_CHARS
+from client.engine.local.spec import TOOL_RESULT_CHARS
 from tests.conftest import TEST_KEY, roles
 
 NO_CLOVA = {"CLOVA_STUDIO_API_KEY": None, "CLOVASTUDIO_API_KEY": None}

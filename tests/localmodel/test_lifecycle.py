@@ -108,9 +108,9 @@ def test_watchdog_fallback_stops_the_server_when_its_parent_is_killed(tmp_path):
     """The non-Linux path (no PDEATHSIG): a watchdog between client and the real server."""
     script = (
         "import asyncio, sys\n"
-        "from client.local import LocalServer\n"
-        "from client.local.spec import QWEN_CODER_15B, server_binary, server_dir, weights_path\n"
-        "from client.local.template import write_template\n"
+        "from client.engine.local import LocalServer\n"
+        "from client.engine.local.spec import QWEN_CODER_15B, server_binary, server_dir, weights_path\n"
+        "from client.engine.local.template import write_template\n"
         "s = LocalServer(server_binary(), weights_path(), write_template(server_dir()), alias=QWEN_CODER_15B.name, watchdog=True).start()\n"
         "asyncio.run(s.wait_ready())\n"
         "print(s.port, s.proc.pid, flush=True)\n"

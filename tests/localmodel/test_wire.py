@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from client.local.template import render_tools
+from client.engine.local.template import render_tools
 from tests.localmodel.conftest import FIGURES
 
 pytestmark = [pytest.mark.localmodel, pytest.mark.timeout(900)]

@@ -1,4 +1,4 @@
-"""Builders, a conversation generator and invariant checks for client.context tests.
+"""Builders, a conversation generator and invariant checks for client.core.context tests.
 
 Not collected by pytest (no ``test_`` prefix).
 """
@@ -18,7 +18,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from client.context import SUMMARY_REQUEST
+from client.core.context import SUMMARY_REQUEST
 
 _ids = itertools.count()
 

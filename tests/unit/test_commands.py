@@ -6,8 +6,8 @@ import unicodedata
 
 import pytest
 
-from client import commands
-from client.commands import COMMANDS, Command, help_text, pad, parse
+from client.ui import commands
+from client.ui.commands import COMMANDS, Command, help_text, pad, parse
 
 REQUIRED = ["help", "new", "threads", "resume", "delete", "export", "context", "compact", "summary", "tokens",
             "tools", "clear", "exit", "title", "memory", "forget", "end", "servers"]

@@ -1,4 +1,4 @@
-"""client.context.budget: token heuristic, fitting a request into a budget, calibration."""
+"""client.core.context.budget: token heuristic, fitting a request into a budget, calibration."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import copy
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from client.context import Calibration, estimate_messages_tokens, estimate_text_tokens, fit_to_budget
-from client.context.budget import (
+from client.core.context import Calibration, estimate_messages_tokens, estimate_text_tokens, fit_to_budget
+from client.core.context.budget import (
     PER_MESSAGE,
     PER_REQUEST,
     estimate_message_tokens,

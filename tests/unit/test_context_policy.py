@@ -1,13 +1,13 @@
-"""client.context.policy: hydrate and the per-turn decision."""
+"""client.core.context.policy: hydrate and the per-turn decision."""
 
 from __future__ import annotations
 
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 
-from client.context import SUMMARY_REQUEST, apply_summary
-from client.context.policy import DEFAULT_MAX_TURNS, STRATEGIES, ContextSettings, hydrate, prepare
-from client.context.turns import INTERRUPTED_TOOL_TEXT
+from client.core.context import SUMMARY_REQUEST, apply_summary
+from client.core.context.policy import DEFAULT_MAX_TURNS, STRATEGIES, ContextSettings, hydrate, prepare
+from client.core.context.turns import INTERRUPTED_TOOL_TEXT
 
 from ._context_helpers import (
     ai,

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from client.context import (
+from client.core.context import (
     Calibration,
     apply_summary,
     chunk_turns,
@@ -31,8 +31,8 @@ from client.context import (
     tool_pairs_intact,
     trim_turns,
 )
-from client.context.policy import STRATEGIES, ContextSettings, hydrate, prepare
-from client.context.summarize import render_turns
+from client.core.context.policy import STRATEGIES, ContextSettings, hydrate, prepare
+from client.core.context.summarize import render_turns
 
 from ._context_helpers import (
     Conversation,

@@ -1,4 +1,4 @@
-"""client.context.quality and client.context.rolling: what a small model may not break."""
+"""client.core.context.quality and client.core.context.rolling: what a small model may not break."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import asyncio
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from client.context.quality import (
+from client.core.context.quality import (
     cut_loop,
     degenerate_reason,
     detect_lang,
@@ -14,8 +14,8 @@ from client.context.quality import (
     missing_terms,
     salient_statements,
 )
-from client.context.rolling import is_extension, notes_of, roll_summary
-from client.context.summarize import plan_summary
+from client.core.context.rolling import is_extension, notes_of, roll_summary
+from client.core.context.summarize import plan_summary
 
 
 def turn(u: str, a: str = "네, 알겠습니다.") -> list:

@@ -1,4 +1,4 @@
-"""client.context.summarize: plan, apply, rolling summaries, summarizer input."""
+"""client.core.context.summarize: plan, apply, rolling summaries, summarizer input."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from client.context import (
+from client.core.context import (
     SUMMARY_REQUEST,
     apply_summary,
     chunk_turns,
@@ -17,7 +17,7 @@ from client.context import (
     split,
     summarizer_request,
 )
-from client.context.summarize import (
+from client.core.context.summarize import (
     FOCUS_LINE,
     SUMMARY_SYSTEM_PROMPT,
     TOOL_RESULT_PREVIEW,

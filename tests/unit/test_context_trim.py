@@ -1,4 +1,4 @@
-"""client.context.trim: keep the last M completed turns."""
+"""client.core.context.trim: keep the last M completed turns."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import copy
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from client.context import repair_tool_pairs, trim_turns
+from client.core.context import repair_tool_pairs, trim_turns
 
 from ._context_helpers import (
     ai,

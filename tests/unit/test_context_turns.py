@@ -1,4 +1,4 @@
-"""client.context.turns: what a turn is, hydration prune, tool-call/result repair."""
+"""client.core.context.turns: what a turn is, hydration prune, tool-call/result repair."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import copy
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from client.context import (
+from client.core.context import (
     SUMMARY_REQUEST,
     count_turns,
     is_synthetic,
@@ -19,7 +19,7 @@ from client.context import (
     text_of,
     tool_pairs_intact,
 )
-from client.context.turns import INTERRUPTED_TOOL_TEXT, Split, last_summary_index
+from client.core.context.turns import INTERRUPTED_TOOL_TEXT, Split, last_summary_index
 
 from ._context_helpers import (
     ai,

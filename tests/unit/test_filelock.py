@@ -10,11 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from client.store.filelock import FileLocks
+from client.engine.store.filelock import FileLocks
 
 CHILD = """
 import sys
-from client.store.filelock import FileLocks
+from client.engine.store.filelock import FileLocks
 locks = FileLocks(sys.argv[1])
 print("held" if locks.lock(sys.argv[2]) else "busy", flush=True)
 sys.stdin.readline()  # hold until told

@@ -1,7 +1,7 @@
 """Pure parsing of /prompt calls and @server:uri mentions; the budget cut."""
 
-from client.context.budget import estimate_text_tokens
-from client.mcp.catalog import PromptCall, cut_to_tokens, mentions, parse_prompt_call
+from client.core.context.budget import estimate_text_tokens
+from client.engine.mcp.catalog import PromptCall, cut_to_tokens, mentions, parse_prompt_call
 
 
 def test_prompt_calls():

@@ -1,4 +1,4 @@
-"""client.mcp.specs and hub naming: the mcpServers file, ${VAR}, masking, collisions."""
+"""client.engine.mcp.specs and hub naming: the mcpServers file, ${VAR}, masking, collisions."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from types import SimpleNamespace
 import pytest
 from mcp import types
 
-from client.config import ConfigError
-from client.i18n import t
-from client.mcp import ServerSpec, ToolHub, load_config, server_specs
-from client.mcp.hub import _fn_name
+from client.core.config import ConfigError
+from client.ui.i18n import t
+from client.engine.mcp import ServerSpec, ToolHub, load_config, server_specs
+from client.engine.mcp.hub import _fn_name
 
 
 def write(tmp_path: Path, doc: object) -> str:

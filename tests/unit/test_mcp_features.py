@@ -6,7 +6,7 @@ import importlib.metadata
 
 import pytest
 
-from client.mcp.features import BadValue, ClientFeatures, coerce, client_info, form_fields, missing_required, schema_defaults
+from client.engine.mcp.features import BadValue, ClientFeatures, coerce, client_info, form_fields, missing_required, schema_defaults
 from mcp import types
 
 SCHEMA = {

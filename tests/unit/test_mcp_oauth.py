@@ -9,7 +9,7 @@ import stat
 import httpx
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from client.mcp.oauth import FileTokenStorage, LoopbackCallback, token_dir
+from client.engine.mcp.oauth import FileTokenStorage, LoopbackCallback, token_dir
 
 
 async def test_tokens_are_private_per_user_and_outside_the_working_folder(tmp_path, monkeypatch):

@@ -7,8 +7,8 @@ import io
 
 from mcp import types
 
-from client.mcp import ServerGone, ServerSpec, ToolHub
-from client.render import Renderer
+from client.engine.mcp import ServerGone, ServerSpec, ToolHub
+from client.ui.render import Renderer
 
 
 class Stream(io.StringIO):

@@ -1,4 +1,4 @@
-"""client.mcp.results: every MCP content kind becomes usable, non-empty text."""
+"""client.engine.mcp.results: every MCP content kind becomes usable, non-empty text."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 from mcp import types
 
-from client.mcp.results import EMPTY, block_text, result_text
+from client.engine.mcp.results import EMPTY, block_text, result_text
 
 PNG = base64.b64encode(b"\x89PNG" + b"\0" * 2044).decode()  # 2048 bytes
 

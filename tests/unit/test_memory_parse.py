@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from client.memory.extract import render_session
-from client.memory.parse import clean, parse_bullets
-from client.memory.policy import FormatError
+from client.engine.memory.extract import render_session
+from client.core.memory.parse import clean, parse_bullets
+from client.core.memory.policy import FormatError
 
 
 def texts(bullets):
@@ -120,7 +120,7 @@ def test_garbage_is_a_format_error_for_the_retry():
 
 
 def test_self_statements_fallback():
-    from client.memory.parse import self_statements
+    from client.core.memory.parse import self_statements
 
     got = texts(self_statements(rows() + [(4, HumanMessage("What should I cook tonight?")),
                                           (5, HumanMessage("서울 날씨 알려줘"))]))
@@ -131,7 +131,7 @@ def test_self_statements_fallback():
 async def test_extraction_falls_back_to_the_users_words_when_the_model_gives_nothing_usable():
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-    from client.memory.extract import extract_bullets
+    from client.engine.memory.extract import extract_bullets
 
     model = FakeListChatModel(responses=["- [턴 1] - [턴 1]", "- [턴 3, 개인 정보]"])  # real small-model answers
     out = await extract_bullets(model, rows())

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from client.context.budget import estimate_text_tokens
-from client.memory.policy import (
+from client.core.context.budget import estimate_text_tokens
+from client.core.memory.policy import (
     MEMORY_HEADER,
     Bullet,
     FormatError,

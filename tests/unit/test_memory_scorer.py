@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from client.config import ConfigError, add_chat_options, resolve
-from client.memory.scorer import (ARTEFACT, FeatureConfig, LinearScorer, ScorerError, features, load, ngrams,
+from client.core.config import ConfigError, add_chat_options, resolve
+from client.engine.memory.scorer import (ARTEFACT, FeatureConfig, LinearScorer, ScorerError, features, load, ngrams,
                                   normalize)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,7 +115,7 @@ def test_shipped_scorer_drops_chit_chat(text):
 
 
 def test_artefact_loads_on_first_use_not_at_import():
-    code = ("import client.memory.manager, client.config, client.memory.scorer as s; "
+    code = ("import client.engine.memory.manager, client.core.config, client.engine.memory.scorer as s; "
             "a = s.load.cache_info().currsize; s.score_texts(['x']); print(a, s.load.cache_info().currsize)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert out.split() == ["0", "1"]

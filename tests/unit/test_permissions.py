@@ -10,11 +10,11 @@ import stat
 import pytest
 from langchain_core.messages import ToolMessage
 
-from client.config import ConfigError
-from client.mcp.permissions import CallInfo, Permissions, PolicyState, ToolKey, Verdict, decide, denial_text
-from client.mcp.saved_approvals import SavedApprovals, SavedKey, approvals_path
-from client.mcp.specs import parse_entry
-from client.store.codec import decode, encode
+from client.core.config import ConfigError
+from client.engine.mcp.permissions import CallInfo, Permissions, PolicyState, ToolKey, Verdict, decide, denial_text
+from client.engine.mcp.saved_approvals import SavedApprovals, SavedKey, approvals_path
+from client.engine.mcp.specs import parse_entry
+from client.engine.store.codec import decode, encode
 
 WRITE = CallInfo(ToolKey("fs", "write_file"), "node fs.js /tmp")
 

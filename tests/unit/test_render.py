@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 import json
 
-from client import i18n
-from client.render import Renderer, Status, call_summary, clean, preview, result_summary
+from client.ui import i18n
+from client.ui.render import Renderer, Status, call_summary, clean, preview, result_summary
 
 
 class Stream(io.StringIO):

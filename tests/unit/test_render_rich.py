@@ -8,8 +8,8 @@ import re
 
 from rich.console import Console
 
-from client.render import Status
-from client.render_rich import RichRenderer, Tail
+from client.ui.render import Status
+from client.ui.render_rich import RichRenderer, Tail
 
 MD = "## 정리\n\n| 이름 | 평점 |\n|---|---|\n| 가게 A | 4.5 |\n\n- 첫째\n- 둘째\n\n```python\nprint('hi')\n```\n"
 

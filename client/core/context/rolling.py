@@ -1,0 +1,148 @@
+"""A running summary that only grows by what is new, and never loses what it held.
+
+The model is asked to summarize only the new span; the previous summary is kept as it
+was and the new section is appended. What a small model may drop is put back: every
+salient user sentence of the span (a first-person fact, a number, a name, a quoted
+string, a correction) whose key words the new section lacks is kept verbatim as a note
+line. A degenerate answer (empty, a loop, a refusal, an echo of the request) is refused
+and the notes alone stand for the span. The summary is compressed only when it exceeds
+its own budget, and only into a text that still holds every note and every key word.
+
+No I/O of its own: `ask` sends one plain (tool-less) request and returns the text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Awaitable, Callable, Sequence
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from client.core.context.budget import estimate_text_tokens
+from client.core.context.quality import (Lang, degenerate_reason, detect_lang, is_correction, key_terms, missing_terms,
+                      salient_statements)
+from client.core.context.summarize import SummaryPlan, chunk_turns, span_lang, span_user_texts, summarizer_request
+
+Ask = Callable[[list[BaseMessage]], Awaitable[str]]
+
+NOTE_PREFIX = {"ko": "- 사용자 발언: ", "en": "- User said: "}
+_NOTE_RE = re.compile(r"^- (?:사용자 발언|User said): \"(.*)\"$")
+COMPRESS_PROMPT = {
+    "ko": "다음 요약을 더 짧게 줄이세요. 이름, 숫자, 날짜, 장소, 선호, 정정된 값은 모두 그대로 남기고 "
+          "중복과 군더더기만 없애세요. 줄인 요약문만 출력하세요.",
+    "en": "Shorten the following summary. Keep every name, number, date, place, preference and corrected "
+          "value exactly; remove only repetition and filler. Answer with the shortened summary only.",
+}
+FALLBACK_CHARS = 160  # a user message kept when the span has no salient sentence and no usable summary
+
+
+@dataclass
+class Rolled:
+    text: str
+    rejected: list[str] = field(default_factory=list)  # reasons model answers were refused
+    compressed: bool = False
+
+
+def note_line(statement: str, lang: Lang) -> str:
+    return f'{NOTE_PREFIX[lang]}"{statement}"'
+
+
+def notes_of(summary: str) -> list[str]:
+    """The verbatim statements held as note lines."""
+    out = []
+    for ln in summary.splitlines():
+        m = _NOTE_RE.match(ln.strip())
+        if m:
+            out.append(m.group(1))
+    return out
+
+
+def section_for(span: Sequence[Sequence[BaseMessage]], model_text: str | None, lang: Lang) -> str:
+    """The model's section (when usable) plus a note for every salient sentence it dropped."""
+    body = (model_text or "").strip()
+    users = span_user_texts(span)
+    # a correction is always kept verbatim and last, so it reads after the value it replaces
+    notes = [s for s in salient_statements(users) if not body or missing_terms(s, body) or is_correction(s)]
+    notes.sort(key=is_correction)  # stable: corrections move to the end, in their order
+    if not body and not notes:  # nothing salient and nothing usable: keep the gist of each message
+        notes = [u.strip()[:FALLBACK_CHARS] for u in users if u.strip()]
+    lines = [body] if body else []
+    lines += [note_line(n.replace('"', "'"), lang) for n in notes]
+    return "\n".join(lines)
+
+
+def held_items(summary: str) -> list[str]:
+    """What a compression must keep: the notes and the key words of the model-written lines."""
+    items = [f"note:{n}" for n in notes_of(summary)]
+    for ln in summary.splitlines():
+        if not _NOTE_RE.match(ln.strip()):
+            items += key_terms(ln)
+    return items
+
+
+def merge_back(compressed: str, original: str) -> str:
+    """Append to `compressed` every note of `original` it lacks and every model-written line
+    whose key words it lost."""
+    out = compressed.strip()
+    have = set(notes_of(out))
+    for ln in original.splitlines():
+        s = ln.strip()
+        if not s:
+            continue
+        m = _NOTE_RE.match(s)
+        if m:
+            if m.group(1) not in have:
+                out += "\n" + s
+        elif missing_terms(s, out):
+            out += "\n" + s
+    return out
+
+
+async def roll_summary(
+    plan: SummaryPlan, ask: Ask, *, chunk_tokens: int, summary_budget: int, focus: str | None = None
+) -> Rolled:
+    """The previous summary extended by the planned span, compressed only when over budget."""
+    summary = (plan.previous_summary or "").strip()
+    rejected: list[str] = []
+    lang = span_lang(plan.to_summarize)
+    for chunk in chunk_turns(plan.to_summarize, chunk_tokens):
+        request = summarizer_request(None, chunk, focus, lang)
+        text = (await ask(request)).strip()
+        reason = degenerate_reason(text, request_texts=[text_of_request(request)])
+        if reason:
+            rejected.append(reason)
+            text = ""
+        section = section_for(chunk, text, lang)
+        summary = f"{summary}\n{section}".strip() if summary else section
+    compressed = False
+    if estimate_text_tokens(summary) > summary_budget:
+        summary, compressed = await _compress(summary, ask, lang, rejected)
+    return Rolled(summary, rejected, compressed)
+
+
+def text_of_request(request: list[BaseMessage]) -> str:
+    return "\n".join(str(m.content) for m in request)
+
+
+async def _compress(summary: str, ask: Ask, lang: Lang, rejected: list[str]) -> tuple[str, bool]:
+    lang = detect_lang([summary]) if lang == "ko" else lang
+    body = "\n".join(ln for ln in summary.splitlines() if not _NOTE_RE.match(ln.strip()))
+    if not body.strip():
+        return summary, False  # only notes: nothing a model may shorten
+    request = [SystemMessage(content=COMPRESS_PROMPT[lang]), HumanMessage(content=body)]
+    text = (await ask(request)).strip()
+    reason = degenerate_reason(text, request_texts=[COMPRESS_PROMPT[lang]])
+    if reason:
+        rejected.append(reason)
+        return summary, False
+    kept = merge_back(text, summary)
+    if estimate_text_tokens(kept) >= estimate_text_tokens(summary):
+        return summary, False
+    return kept, True
+
+
+def is_extension(old: str, new: str) -> bool:
+    """True when `new` holds every note and key word of `old` (the invariant tests check)."""
+    low = new.lower()
+    return all((i[5:] in new) if i.startswith("note:") else (i.lower() in low) for i in held_items(old))

@@ -1,0 +1,31 @@
+"""The local provider: llama-server + a small GGUF model, prepared once into the user cache.
+
+    prepare()            build/reuse llama-server, fetch/verify the weights (progress on stderr)
+    prepare(start=True)  ... and start the server as a child process (call `wait_ready()` next)
+
+Cache: `$MCP_CHAT_CACHE`, else `$XDG_CACHE_HOME/mcp-chat`, else `~/.cache/mcp-chat`.
+"""
+
+from __future__ import annotations
+
+from client.engine.local.build import build_server, server_ready
+from client.engine.local.server import LocalServer
+from client.engine.local.spec import CONTEXT_WINDOW, QWEN_CODER_15B, server_dir
+from client.engine.local.template import write_template
+from client.engine.local.weights import SetupError, fetch_weights, weights_ready
+
+__all__ = ["LocalServer", "SetupError", "prepare", "runtime_ready"]
+
+
+def runtime_ready() -> bool:
+    """Both the server binary and the verified weights are in the cache (no work needed)."""
+    return server_ready() and weights_ready()
+
+
+def prepare(*, start: bool = False, threads: int | None = None) -> LocalServer:
+    """Make sure everything is in the cache; optionally start the server."""
+    binary = build_server()
+    weights = fetch_weights()
+    template = write_template(server_dir())
+    server = LocalServer(binary, weights, template, alias=QWEN_CODER_15B.name, ctx=CONTEXT_WINDOW, threads=threads)
+    return server.start() if start else server

@@ -1,0 +1,139 @@
+"""Build llama.cpp's `llama-server` once, from the llama.cpp vendored in the llama-cpp-python sdist.
+
+Release, static, CPU (-march=native; the cache key includes the CPU), no tests, no examples,
+no SSL, no curl. The binary and a `build.json` recording what was built go to the user cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+from client.engine.local.progress import Progress, say
+from client.engine.local.spec import LLAMA_CPP_PYTHON, LLAMA_CPP_PYTHON_VERSION, cache_root, machine_tag, server_binary, server_dir
+from client.engine.local.weights import SetupError, file_lock
+
+CMAKE_FLAGS = [
+    "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_TESTS=OFF",
+    "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_TOOLS=ON", "-DLLAMA_BUILD_SERVER=ON",
+    "-DLLAMA_CURL=OFF", "-DLLAMA_SERVER_SSL=OFF", "-DGGML_CCACHE=OFF",
+]
+_NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\]")
+_MAKE_STEP = re.compile(r"^\[\s*(\d+)%\]")
+_CHANGELOG_COMMIT = re.compile(r"llama\.cpp@([0-9a-f]{40})")
+
+
+def server_ready() -> bool:
+    binary = server_binary()
+    try:
+        info = json.loads((server_dir() / "build.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return binary.is_file() and os.access(binary, os.X_OK) and info.get("llama_cpp_python") == LLAMA_CPP_PYTHON_VERSION
+
+
+def _tool(name: str) -> str | None:
+    """A build tool from PATH, or from the venv (pip's cmake/ninja wheels) next to Python."""
+    return shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+
+
+def _sdist() -> Path:
+    """The pinned sdist, downloaded with pip once and kept in the cache."""
+    src = cache_root() / "src"
+    src.mkdir(parents=True, exist_ok=True)
+    found = sorted(src.glob(f"llama_cpp_python-{LLAMA_CPP_PYTHON_VERSION}.tar.gz"))
+    if found:
+        return found[0]
+    say(f"{LLAMA_CPP_PYTHON} {LLAMA_CPP_PYTHON_VERSION} 소스를 pip로 내려받습니다...")
+    with tempfile.TemporaryDirectory(dir=src) as tmp:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+               "--disable-pip-version-check", "-q", f"{LLAMA_CPP_PYTHON}=={LLAMA_CPP_PYTHON_VERSION}", "-d", tmp]
+        p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        got = sorted(Path(tmp).glob("*.tar.gz"))
+        if p.returncode != 0 or not got:
+            raise SetupError(f"pip download {LLAMA_CPP_PYTHON}: {(p.stderr.strip().splitlines() or ['failed'])[-1]}")
+        final = src / got[0].name
+        os.replace(got[0], final)
+    return final
+
+
+def _extract(sdist: Path, dest: Path) -> tuple[Path, str | None]:
+    """Unpack only vendor/llama.cpp (and read which llama.cpp commit the sdist pins)."""
+    commit = None
+    with tarfile.open(sdist) as tf:
+        members = [m for m in tf.getmembers() if "/vendor/llama.cpp/" in m.name or m.name.endswith("/CHANGELOG.md")]
+        tf.extractall(dest, members=members, filter="data")
+    root = next(dest.iterdir())
+    log = root / "CHANGELOG.md"
+    if log.exists():
+        m = _CHANGELOG_COMMIT.search(log.read_text(errors="replace"))
+        commit = m.group(1) if m else None
+    return root / "vendor" / "llama.cpp", commit
+
+
+def _run_build(cmd: list[str], bar: Progress, log: Path) -> None:
+    with open(log, "a") as lf:
+        lf.write("$ " + " ".join(cmd) + "\n")
+        lf.flush()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                stdin=subprocess.DEVNULL)
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lf.write(line)
+            m = _NINJA_STEP.match(line)
+            if m:
+                bar.total = int(m.group(2))
+                bar.advance(int(m.group(1)) - bar.done)
+            elif (m := _MAKE_STEP.match(line)):
+                bar.total = 100
+                bar.advance(int(m.group(1)) - bar.done)
+        if proc.wait() != 0:
+            raise SetupError(f"llama-server 빌드 실패 (로그: {log})")
+
+
+def build_server(*, force: bool = False, jobs: int | None = None) -> Path:
+    """The cached llama-server binary, building it first when needed (a few minutes, once)."""
+    out_dir = server_dir()
+    with file_lock(cache_root() / "llama-server" / ".build.lock"):
+        if not force and server_ready():
+            return server_binary()
+        cmake = _tool("cmake")
+        if cmake is None:
+            raise SetupError("cmake가 없습니다: `pip install cmake` 또는 `apt-get install cmake` 후 다시 실행하세요.")
+        ninja = _tool("ninja")
+        sdist = _sdist()
+        say(f"llama-server를 빌드합니다 ({LLAMA_CPP_PYTHON} {LLAMA_CPP_PYTHON_VERSION}의 llama.cpp, 한 번만, 몇 분 걸립니다)")
+        started = time.monotonic()
+        out_dir.mkdir(parents=True, exist_ok=True)
+        log = out_dir / "build.log"
+        log.write_text("")
+        with tempfile.TemporaryDirectory(prefix="llama-build-", dir=out_dir.parent) as tmp:
+            source, commit = _extract(sdist, Path(tmp) / "src")
+            build = Path(tmp) / "build"
+            gen = ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}"] if ninja else ["-G", "Unix Makefiles"]
+            with Progress("llama-server 빌드", total=100, unit="steps") as bar:
+                _run_build([cmake, "-S", str(source), "-B", str(build), *gen, *CMAKE_FLAGS], bar, log)
+                n = str(jobs or os.cpu_count() or 2)
+                _run_build([cmake, "--build", str(build), "--target", "llama-server", "-j", n], bar, log)
+            built = build / "bin" / "llama-server"
+            if not built.is_file():
+                raise SetupError(f"llama-server 빌드 결과가 없습니다 (로그: {log})")
+            tmp_bin = out_dir / "llama-server.tmp"
+            shutil.copy2(built, tmp_bin)
+            os.replace(tmp_bin, server_binary())
+        info = {
+            "llama_cpp_python": LLAMA_CPP_PYTHON_VERSION, "llama_cpp_commit": commit, "machine": machine_tag(),
+            "cmake_flags": CMAKE_FLAGS, "generator": "ninja" if ninja else "make",
+            "seconds": round(time.monotonic() - started, 1), "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
+        (out_dir / "build.json").write_text(json.dumps(info, indent=1))
+        say(f"llama-server 준비 완료 ({info['seconds']:.0f}초): {server_binary()}")
+        return server_binary()

@@ -1,0 +1,167 @@
+"""Run llama-server as a child of the client, on a free loopback port, and never leave it behind.
+
+- Own process group (a terminal's Ctrl-C reaches the client, which stops the server in order).
+- Linux: PR_SET_PDEATHSIG, so the kernel sends SIGTERM to the server if the client dies,
+  even by SIGKILL. Elsewhere: a tiny Python watchdog between the two, which stops the
+  server when its stdin pipe from the client closes (the client's death closes it).
+- `stop()` on normal exit, on exceptions and from the SIGTERM handler; atexit as a last resort.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from client.engine.local.spec import CONTEXT_WINDOW, cache_root
+from client.engine.local.weights import SetupError
+
+PR_SET_PDEATHSIG = 1
+READY_TIMEOUT = 120.0
+_WATCHDOG = (
+    "import os,signal,subprocess,sys\n"
+    "p=subprocess.Popen(sys.argv[1:],stdin=subprocess.DEVNULL)\n"
+    "try:\n sys.stdin.buffer.read()\n"  # returns at EOF: the client is gone
+    "finally:\n p.terminate()\n"
+    " try: p.wait(5)\n except subprocess.TimeoutExpired: p.kill()\n"
+)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _die_with_parent(parent: int) -> None:
+    """preexec_fn (runs in the child before exec): SIGTERM when the parent thread exits."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+SLOTS = 2
+
+
+class LocalServer:
+    def __init__(self, binary: Path, model: Path, template: Path, *, alias: str, ctx: int = CONTEXT_WINDOW,
+                 threads: int | None = None, watchdog: bool | None = None) -> None:
+        self.binary, self.model, self.template, self.alias = binary, model, template, alias
+        self.ctx = ctx
+        self.threads = threads or int(os.environ.get("MCP_CHAT_LOCAL_THREADS", "0") or 0) or None
+        self.watchdog = (not sys.platform.startswith("linux")) if watchdog is None else watchdog
+        self.port = 0
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log_path = cache_root() / "llama-server.log"
+        self.started_at = 0.0
+        self.ready_seconds = 0.0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    def command(self) -> list[str]:
+        cmd = [str(self.binary), "--model", str(self.model), "--alias", self.alias,
+               "--host", "127.0.0.1", "--port", str(self.port), "--ctx-size", str(self.ctx * SLOTS),
+               # two slots of `ctx` each: the background summary (client/engine/summaries.py) runs in its own
+               # slot, so the chat slot keeps its cached prompt and the next turn is not queued behind it
+               "--parallel", str(SLOTS), "--jinja", "--chat-template-file", str(self.template),
+               "--offline", "--no-webui",
+               "--no-context-shift"]  # a request too long for the window is an error, never silently cut
+        if self.threads:
+            cmd += ["--threads", str(self.threads)]
+        return cmd
+
+    def start(self) -> LocalServer:
+        """Spawn the server (call from the main thread: PDEATHSIG follows the spawning thread)."""
+        self.port = free_port()
+        cmd = self.command()
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "wb")  # the last start's log only
+        env = dict(os.environ)
+        # OpenMP threads that spin while waiting stall generation badly whenever another
+        # process wants a core (measured on 2 cores under load: 2-7 tokens/s spinning, 11-18 passive)
+        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        kwargs: dict = {"stdout": log, "stderr": log, "start_new_session": True, "env": env}
+        if self.watchdog:
+            cmd = [sys.executable, "-c", _WATCHDOG, *cmd]
+            kwargs["stdin"] = subprocess.PIPE
+        else:
+            kwargs["stdin"] = subprocess.DEVNULL
+            kwargs["preexec_fn"] = lambda parent=os.getpid(): _die_with_parent(parent)  # noqa: PLW0108
+        self.started_at = time.monotonic()
+        try:
+            self.proc = subprocess.Popen(cmd, **kwargs)
+        finally:
+            log.close()
+        atexit.register(self.stop)
+        return self
+
+    async def wait_ready(self, timeout: float = READY_TIMEOUT) -> float:
+        """Poll /health until the model is loaded; seconds from spawn to ready."""
+        import asyncio
+
+        deadline = time.monotonic() + timeout
+        async with httpx.AsyncClient(timeout=2.0) as client:
+            while time.monotonic() < deadline:
+                if self.proc is None or self.proc.poll() is not None:
+                    raise SetupError(f"llama-server가 시작하지 못했습니다 (종료 코드 {self.proc and self.proc.returncode}, 로그: {self.log_path})")
+                try:
+                    r = await client.get(f"http://127.0.0.1:{self.port}/health")
+                    if r.status_code == 200:
+                        self.ready_seconds = time.monotonic() - self.started_at
+                        return self.ready_seconds
+                except httpx.HTTPError:
+                    pass
+                await asyncio.sleep(0.1)
+        self.stop()
+        raise SetupError(f"llama-server가 {timeout:.0f}초 안에 준비되지 않았습니다 (로그: {self.log_path})")
+
+    def stop(self, grace: float = 5.0) -> None:
+        """SIGTERM to the server's process group, SIGKILL after `grace` seconds. Idempotent."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        atexit.unregister(self.stop)
+        if proc.poll() is None:
+            _signal_group(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(grace)
+            except subprocess.TimeoutExpired:
+                _signal_group(proc.pid, signal.SIGKILL)
+                proc.wait(grace)
+        if proc.stdin is not None:
+            proc.stdin.close()
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)  # start_new_session: the group id is the child's pid
+    except ProcessLookupError:
+        pass
+
+
+def install_sigterm_handler() -> None:
+    """SIGTERM (and SIGHUP) unwind like Ctrl-C, so `finally` blocks stop the server."""
+
+    def _raise(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            signal.signal(sig, _raise)
+        except (ValueError, OSError):  # not the main thread, or not supported
+            pass

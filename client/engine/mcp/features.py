@@ -1,0 +1,252 @@
+"""What a server may ask of the client: elicitation, sampling, roots; and who we say we are.
+
+Engine code: it never prints or asks. The UI injects async handlers (`ask_form`, `confirm`)
+and an event sink (`on_event(key, fmt)`, translated by the UI); without a terminal and without
+`--yes` nothing is asked and the answer is "no". The SDK session gets the callbacks from
+`callbacks(server_name)`.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from mcp import types
+
+from client.core.context.budget import estimate_text_tokens
+
+
+def client_info() -> types.Implementation:
+    """clientInfo sent in `initialize`: our own name and package version."""
+    try:
+        version = importlib.metadata.version("mcp-chat")
+    except importlib.metadata.PackageNotFoundError:  # running from a source tree without install
+        version = "0.0.0"
+    return types.Implementation(name="mcp-chat", version=version)
+
+
+# -- elicitation forms (pure) ---------------------------------------------------
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: str  # string | integer | number | boolean | array (of enum strings)
+    title: str
+    description: str
+    default: Any
+    enum: list[str] | None
+    required: bool
+
+
+def form_fields(schema: dict) -> list[Field]:
+    """The flat form a requestedSchema describes (only top-level primitive properties exist)."""
+    required = set(schema.get("required") or [])
+    out: list[Field] = []
+    for name, prop in (schema.get("properties") or {}).items():
+        prop = prop if isinstance(prop, dict) else {}
+        kind = prop.get("type", "string")
+        enum = prop.get("enum")
+        if enum is None and isinstance(prop.get("oneOf"), list):  # titled enums (SEP-1330)
+            enum = [o.get("const") for o in prop["oneOf"] if isinstance(o, dict) and "const" in o]
+        if kind == "array":
+            items = prop.get("items") or {}
+            enum = items.get("enum") or [o.get("const") for o in items.get("anyOf", []) if isinstance(o, dict)]
+        out.append(Field(name, kind, str(prop.get("title") or name), str(prop.get("description") or ""),
+                         prop.get("default"), list(enum) if enum else None, name in required))
+    return out
+
+
+def schema_defaults(schema: dict) -> dict[str, Any]:
+    """Every property's default (SEP-1034: string, integer, number, boolean, enum, multi-select)."""
+    return {f.name: f.default for f in form_fields(schema) if f.default is not None}
+
+
+class BadValue(ValueError):
+    pass
+
+
+def coerce(f: Field, text: str) -> Any:
+    """Typed value of one answered field; empty text -> the default (None when there is none)."""
+    s = text.strip()
+    if not s:
+        return f.default
+    if f.type == "boolean":
+        low = s.lower()
+        if low in ("y", "yes", "true", "1", "예", "네", "ㅇ"):
+            return True
+        if low in ("n", "no", "false", "0", "아니오", "아니요"):
+            return False
+        raise BadValue(s)
+    if f.type == "array":
+        vals = [v.strip() for v in s.split(",") if v.strip()]
+        if f.enum and any(v not in f.enum for v in vals):
+            raise BadValue(s)
+        return vals
+    if f.enum and s not in f.enum:
+        if s.isdigit() and 1 <= int(s) <= len(f.enum):  # the choice's number
+            return f.enum[int(s) - 1]
+        raise BadValue(s)
+    try:
+        if f.type == "integer":
+            return int(s)
+        if f.type == "number":
+            return float(s)
+    except ValueError:
+        raise BadValue(s) from None
+    return s
+
+
+def missing_required(fields: list[Field], values: dict[str, Any]) -> list[str]:
+    return [f.name for f in fields if f.required and values.get(f.name) is None]
+
+
+# -- sampling (pure) ------------------------------------------------------------
+def sampling_text(params: types.CreateMessageRequestParams) -> list[tuple[str, str]]:
+    """(role, text) per message; images and audio become a short description."""
+    out = []
+    for m in params.messages:
+        parts = []
+        for c in m.content_as_list:
+            if isinstance(c, types.TextContent):
+                parts.append(c.text)
+            else:
+                parts.append(f"[{getattr(c, 'type', 'content')}: {getattr(c, 'mimeType', '')}]")
+        out.append((m.role, "\n".join(parts)))
+    return out
+
+
+# -- the callbacks ----------------------------------------------------------------
+AskForm = Callable[[str, str, list[Field]], Awaitable[tuple[str, dict[str, Any] | None]]]  # server, message, fields
+Confirm = Callable[[str, str, str], Awaitable[bool]]  # kind ("sampling"|"url"), server, summary
+Sampler = Callable[[list[tuple[str, str]], str | None, int], Awaitable[tuple[str, str]]]  # -> (text, model)
+EventSink = Callable[[str, dict[str, Any]], None]  # (i18n key, fmt)
+
+
+@dataclass
+class ClientFeatures:
+    yes: bool = False  # --yes: accept elicitation with defaults, approve sampling
+    ask_form: AskForm | None = None  # None: no terminal to ask at
+    confirm: Confirm | None = None
+    sampler: Sampler | None = None  # the configured chat model, without tools
+    budget: int = 0  # input tokens a sampling request may use (0: unlimited)
+    max_output: int = 1024
+    roots: list[Path] = field(default_factory=lambda: [Path.cwd()])
+    on_event: EventSink | None = None
+    user: str = "user"  # whose OAuth tokens (client/engine/mcp/oauth.py)
+    open_url: Callable[[str], None] | None = None  # the UI's browser opener (None: only print the URL)
+    sessions: dict[str, Any] = field(default_factory=dict)  # server name -> live ClientSession
+    journal: list[dict[str, str]] = field(default_factory=list)  # sampling decisions not yet on a transcript row
+
+    def drain_journal(self) -> list[dict[str, str]]:
+        """Sampling records since the last call (the permission gate puts them on the tool's result)."""
+        out, self.journal = self.journal, []
+        return out
+
+    def _record(self, server: str, decision: str, request: str, answer: str = "") -> None:
+        self.journal.append({"server": server, "decision": decision, "request": request, "answer": answer[:500]})
+
+    def emit(self, key: str, **fmt: Any) -> None:
+        if self.on_event is not None:
+            try:
+                self.on_event(key, fmt)
+            except Exception:  # noqa: BLE001 - display problems never fail a request
+                pass
+
+    def show_login(self, server: str, url: str) -> None:
+        """An OAuth login needs the user: the URL is always shown, the browser opened when we can."""
+        self.emit("oauth_login", server=server, url=url)
+        if self.open_url is not None:
+            try:
+                self.open_url(url)
+            except Exception:  # noqa: BLE001 - no browser: the printed URL is enough
+                pass
+
+    def callbacks(self, server: str) -> dict[str, Any]:
+        async def elicit(ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+            return await self.elicit(server, params)
+
+        async def sample(ctx: Any, params: types.CreateMessageRequestParams) -> Any:
+            return await self.sample(server, params)
+
+        async def roots(ctx: Any) -> types.ListRootsResult:
+            return self.list_roots()
+
+        return {"elicitation_callback": elicit, "sampling_callback": sample, "list_roots_callback": roots,
+                "client_info": client_info()}
+
+    # -- elicitation ------------------------------------------------------------
+    async def elicit(self, server: str, params: types.ElicitRequestParams) -> types.ElicitResult:
+        if isinstance(params, types.ElicitRequestURLParams):
+            ok = self.confirm is not None and await self.confirm("url", server, f"{params.message}\n{params.url}")
+            self.emit("elicit_url_done" if ok else "elicit_declined", server=server)
+            return types.ElicitResult(action="accept" if ok else "decline")
+        schema = params.requestedSchema or {}
+        fields = form_fields(schema)
+        if self.yes:
+            values = schema_defaults(schema)
+            if missing_required(fields, values):
+                self.emit("elicit_declined", server=server)
+                return types.ElicitResult(action="decline")
+            self.emit("elicit_auto", server=server, n=len(values))
+            return types.ElicitResult(action="accept", content=values)
+        if self.ask_form is None:
+            self.emit("elicit_declined", server=server)
+            return types.ElicitResult(action="decline")
+        action, values = await self.ask_form(server, params.message, fields)
+        if action != "accept":
+            return types.ElicitResult(action="cancel" if action == "cancel" else "decline")
+        return types.ElicitResult(action="accept", content={k: v for k, v in (values or {}).items() if v is not None})
+
+    # -- sampling ---------------------------------------------------------------
+    async def sample(self, server: str, params: types.CreateMessageRequestParams) -> Any:
+        msgs = sampling_text(params)
+        first = next((text for role, text in msgs if role == "user"), msgs[0][1] if msgs else "")
+        summary = " ".join(first.split())[:200]
+        if self.yes:
+            ok, why = True, "yes"
+        elif self.confirm is not None:
+            ok = await self.confirm("sampling", server, summary)
+            why = "once" if ok else "user"
+        else:
+            ok, why = False, "no_terminal"
+        if not ok:
+            self.emit("sampling_denied", server=server)
+            self._record(server, "deny:" + why, summary)
+            return types.ErrorData(code=-1, message="User rejected sampling request")
+        if self.sampler is None:
+            return types.ErrorData(code=types.INTERNAL_ERROR, message="no model for sampling")
+        used = sum(estimate_text_tokens(t) for _, t in msgs) + estimate_text_tokens(params.systemPrompt or "")
+        if self.budget and used > self.budget:
+            self.emit("sampling_over_budget", server=server, used=used, budget=self.budget)
+            self._record(server, "deny:budget", summary)
+            return types.ErrorData(code=types.INVALID_PARAMS, message=f"request needs {used} tokens, budget {self.budget}")
+        self.emit("sampling_request", server=server, text=summary)
+        max_tokens = max(1, min(params.maxTokens or self.max_output, self.max_output))
+        try:
+            text, model = await self.sampler(msgs, params.systemPrompt, max_tokens)
+        except Exception as e:  # noqa: BLE001 - the server gets an error, the chat goes on
+            self.emit("sampling_failed", server=server, err=str(e).splitlines()[0][:200] if str(e) else type(e).__name__)
+            self._record(server, "allow:" + why, summary, "(failed)")
+            return types.ErrorData(code=types.INTERNAL_ERROR, message="sampling failed")
+        self.emit("sampling_answer", server=server, text=" ".join(text.split())[:300])
+        self._record(server, "allow:" + why, summary, " ".join(text.split()))
+        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text=text),
+                                         model=model, stopReason="endTurn")
+
+    # -- roots ------------------------------------------------------------------
+    def list_roots(self) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=p.resolve().as_uri(), name=p.resolve().name or str(p))
+                                            for p in self.roots])
+
+    async def set_roots(self, roots: list[Path]) -> int:
+        """Replace the roots and tell every connected server; the number told."""
+        self.roots = list(roots)
+        told = 0
+        for session in list(self.sessions.values()):
+            try:
+                await session.send_roots_list_changed()
+                told += 1
+            except Exception:  # noqa: BLE001 - a server going away is reported elsewhere
+                pass
+        return told

@@ -1,0 +1,60 @@
+"""The engine hook: every tool call the agent makes passes `authorize` first.
+
+A denied call never reaches its server; the model gets an error tool result saying the user
+did not allow it, and the turn goes on. The decision rides on the ToolMessage
+(`additional_kwargs["permission"]`, e.g. `allow:once`, `deny:user`): it is stored in the
+transcript and shown by exports, never sent to the model endpoint. Sampling requests the server
+made while the tool ran ride along the same way (`additional_kwargs["sampling"]`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable
+
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.messages import ToolMessage
+from langgraph.config import get_stream_writer
+
+from client.engine.mcp.permissions import Verdict, denial_text
+
+Authorize = Callable[[str, dict], Awaitable[Verdict | None]]
+
+
+class PermissionGate(AgentMiddleware):
+    def __init__(self, authorize: Authorize, servers: Callable[[str], tuple[str, str]] | None = None,
+                 journal: Callable[[], list[dict]] | None = None) -> None:
+        super().__init__()
+        self.authorize = authorize
+        self.names = servers  # function name -> (server, MCP tool name), for the denial text
+        self.journal = journal  # drains the sampling records made during a call (ClientFeatures)
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return "PermissionGate"
+
+    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        call = request.tool_call
+        verdict = await self.authorize(call["name"], dict(call.get("args") or {}))
+        if verdict is None:  # not an MCP tool: nothing to gate
+            return await handler(request)
+        if not verdict.allowed:
+            server, tool = self.names(call["name"]) if self.names else ("?", call["name"])
+            if verdict.reason != "user":  # the user who answered no needs no telling
+                _notify("perm_denied_" + verdict.reason, {"server": server, "tool": tool})
+            return ToolMessage(content=denial_text(verdict, server, tool), tool_call_id=call["id"],
+                               name=call["name"], status="error", additional_kwargs={"permission": verdict.label})
+        result = await handler(request)
+        if isinstance(result, ToolMessage):
+            result.additional_kwargs["permission"] = verdict.label
+            sampled = self.journal() if self.journal else []
+            if sampled:
+                result.additional_kwargs["sampling"] = sampled
+        return result
+
+
+def _notify(key: str, fmt: dict) -> None:
+    """A notice on the graph's custom stream (the UI words it); nothing outside a graph run."""
+    try:
+        get_stream_writer()({"notice": key, "fmt": fmt})
+    except Exception:  # noqa: BLE001
+        pass

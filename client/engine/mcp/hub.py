@@ -1,0 +1,200 @@
+"""Tools from several MCP servers at once, one long-lived session per server.
+
+Unlike `MultiServerMCPClient.get_tools()`, a server that fails to start or
+dies takes only its own tools with it. Names that collide across servers are
+prefixed with the server name. Each tool call goes through our own coroutine:
+results become text (results.py), failures become error tool results (the
+turn completes), a dead server is reconnected on its next call, and progress
+notifications reach `on_progress(text, final)`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections import Counter
+from typing import Any, Callable
+
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
+from mcp import types
+
+from client.ui.i18n import t
+from client.engine.mcp.permissions import CallInfo, Permissions, ToolKey, Verdict
+from client.engine.mcp.features import ClientFeatures
+from client.engine.mcp.results import result_text
+from client.engine.mcp.server import START_TIMEOUT, ServerConn, ServerGone
+from client.engine.mcp.specs import ServerSpec, bundled_spec
+
+ProgressSink = Callable[[str, bool], None]  # (line, final)
+_FN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+class ToolHub:
+    def __init__(self, specs: list[ServerSpec] | None = None, debug: bool = False,
+                 permissions: Permissions | None = None, features: ClientFeatures | None = None) -> None:
+        self.permissions = permissions or Permissions()  # who may run what (permissions.py)
+        self.features = features
+        self.servers = [ServerConn(s, debug, features) for s in (specs if specs is not None else [bundled_spec()])]
+        if not debug:  # the SDK logs tracebacks (e.g. a server printing non-JSON); we report one line
+            sdk_log = logging.getLogger("mcp")
+            if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
+                sdk_log.addHandler(logging.NullHandler())
+            sdk_log.propagate = False
+        self.tools: list[BaseTool] = []
+        self.owner: dict[str, tuple[ServerConn, types.Tool]] = {}  # tool name -> (server, MCP tool)
+        self.on_progress: ProgressSink | None = None
+
+    # -- lifecycle -------------------------------------------------------------
+    async def connect(self, timeout: float = START_TIMEOUT) -> None:
+        """Start every server concurrently; the failed ones keep `error`, the others serve tools."""
+        await asyncio.gather(*(s.start(timeout) for s in self.servers))
+        self._build_tools()
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(s.aclose() for s in self.servers), return_exceptions=True)
+
+    def failed(self) -> list[ServerConn]:
+        return [s for s in self.servers if s.state not in ("connected", "closed")]
+
+    @property
+    def error(self) -> str | None:
+        """All start-up failures in one line (None when every server is up)."""
+        bad = self.failed()
+        return "; ".join(f"{s.spec.name}: {s.error or s.state}" for s in bad) or None
+
+    @property
+    def target(self) -> str:
+        return ", ".join(s.spec.name for s in self.servers)
+
+    # -- tools -----------------------------------------------------------------
+    def _build_tools(self) -> None:
+        pairs = [(s, tool) for s in self.servers if s.state == "connected" for tool in s.tools]
+        counts = Counter(_fn_name(tool.name) for _, tool in pairs)
+        self.tools, self.owner = [], {}
+        for server, tool in pairs:
+            name = _fn_name(tool.name)
+            if counts[name] > 1:
+                name = _fn_name(f"{server.spec.name}_{tool.name}")
+            base, n = name, 2
+            while name in self.owner:
+                name, n = f"{base[:60]}_{n}", n + 1
+            self.owner[name] = (server, tool)
+            self.tools.append(self._lc_tool(name, server, tool))
+
+    def _lc_tool(self, name: str, server: ServerConn, tool: types.Tool) -> BaseTool:
+        schema = {k: v for k, v in (tool.inputSchema or {}).items() if k != "$schema"}
+        schema.setdefault("type", "object")
+        schema.setdefault("properties", {})
+
+        async def run(**kwargs: Any) -> str:
+            return await self.invoke(name, kwargs)
+
+        return StructuredTool(
+            name=name,
+            description=(tool.description or tool.title or tool.name).strip(),
+            args_schema=schema,
+            coroutine=run,
+            handle_tool_error=True,  # ToolException -> error tool message, the turn goes on
+            metadata={"mcp_server": server.spec.name, "mcp_tool": tool.name},
+        )
+
+    async def invoke(self, name: str, args: dict) -> str:
+        """Call tool `name`; text for the model, or ToolException with the error text."""
+        server, tool = self.owner[name]
+        last: list[tuple[float, float | None, str | None]] = []
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            last[:] = [(done, total, message)]
+            self._emit(t("mcp_progress", tool=name, step=_step(done, total), msg=_msg(message)), False)
+
+        ok = False
+        try:
+            result = await server.call(tool, args, progress)
+            ok = not result.isError
+        except ServerGone as e:
+            raise ToolException(t("mcp_server_gone", name=server.spec.name, err=str(e))) from None
+        except Exception as e:  # noqa: BLE001 - no tool failure may end the turn
+            raise ToolException(server.spec.redact(f"{type(e).__name__}: {e}")) from None
+        finally:
+            if last:
+                done, total, _ = last[0]
+                key = "mcp_progress_done" if ok else "mcp_progress_stopped"
+                self._emit(t(key, tool=name, step=_step(done, total)), True)
+        text = server.spec.redact(result_text(result))
+        if result.isError:
+            raise ToolException(text)
+        return text
+
+    async def authorize(self, name: str, args: dict) -> Verdict | None:
+        """May tool `name` run with `args`? None for a name that is not one of our MCP tools."""
+        if name not in self.owner:
+            return None
+        server, tool = self.owner[name]
+        hints = tool.annotations
+        call = CallInfo(ToolKey(server.spec.name, tool.name), server.spec.where,
+                        bool(hints and hints.readOnlyHint), frozenset(server.spec.always_allow))
+        return await self.permissions.check(call, args, hints.destructiveHint if hints else None, server.spec.redact)
+
+    def tool_of(self, name: str) -> tuple[str, str]:
+        """Function name -> (server, MCP tool name)."""
+        server, tool = self.owner[name]
+        return server.spec.name, tool.name
+
+    def permission_servers(self) -> list[tuple[str, list[str], list[str]]]:
+        """(server, alwaysAllow, read-only tools) for /permissions."""
+        return [(s.spec.name, s.spec.always_allow,
+                 [x.name for x in s.tools if x.annotations and x.annotations.readOnlyHint]) for s in self.servers]
+
+    def _emit(self, text: str, final: bool) -> None:
+        if self.on_progress is not None:
+            try:
+                self.on_progress(text, final)
+            except Exception:  # noqa: BLE001 - display problems never fail a tool call
+                pass
+
+    # -- what /tools and /servers print ----------------------------------------
+    def _names_of(self, server: ServerConn) -> list[tuple[str, types.Tool]]:
+        return [(n, tool) for n, (s, tool) in self.owner.items() if s is server]
+
+    def _state(self, server: ServerConn) -> str:
+        text = t(f"mcp_state_{server.state}")
+        return f"{text}: {server.error}" if server.error and server.state != "connected" else text
+
+    def describe_tools(self) -> list[str]:
+        if not self.servers:
+            return [t("mcp_no_servers")]
+        lines: list[str] = []
+        for s in self.servers:
+            names = self._names_of(s)
+            lines.append(t("mcp_tools_server", name=s.spec.name, state=self._state(s), n=len(names)))
+            for name, tool in names:
+                shown = name if name == tool.name else f"{name} ({tool.name})"
+                desc = (tool.description or tool.title or "").strip().splitlines()
+                lines.append(f"  {shown}: {desc[0][:100] if desc else ''}".rstrip(": "))
+        return lines
+
+    def describe_servers(self) -> list[str]:
+        if not self.servers:
+            return [t("mcp_no_servers")]
+        lines = []
+        for s in self.servers:
+            line = t("mcp_server_row", name=s.spec.name, state=self._state(s), transport=s.spec.transport,
+                     shown=s.spec.shown, n=len(self._names_of(s)))
+            if s.restarts:
+                line += t("mcp_server_restarts", n=s.restarts)
+            lines.append(line)
+        return lines
+
+
+def _fn_name(name: str) -> str:
+    """A function name every OpenAI-compatible endpoint accepts."""
+    return _FN_NAME.sub("_", name).strip("_")[:64] or "tool"
+
+
+def _step(done: float, total: float | None) -> str:
+    return f"{done:g}/{total:g}" if total else f"{done:g}"
+
+
+def _msg(message: str | None) -> str:
+    return f" - {' '.join(message.split())[:80]}" if message else ""

@@ -1,0 +1,184 @@
+"""Which tool calls may run without asking, and asking about the rest.
+
+`decide()` is the policy, a pure function. `Permissions` holds what it reads (approvals for
+this session, approvals saved for the user in saved_approvals.py, `--yes`) and, for a call
+the policy does not clear, awaits the injected async `approver` (the terminal question lives
+in client/ui/approve.py). With no approver nothing can be asked: the call is denied. Nothing
+here prints or translates; the model's denial text is English whatever `--lang` says.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Awaitable, Callable, Iterable, Literal
+
+from client.ui.render import redact
+from client.engine.mcp.saved_approvals import SavedApprovals, SavedKey
+
+Answer = Literal["once", "session", "always", "deny"]
+ANSWERS: tuple[Answer, ...] = ("once", "session", "always", "deny")
+ARGS_SHOWN = 2_000  # characters of the arguments a question shows
+
+
+@dataclass(frozen=True)
+class ToolKey:
+    server: str
+    tool: str  # the MCP tool name (as the server calls it)
+
+
+@dataclass(frozen=True)
+class CallInfo:
+    """What the policy knows about one call."""
+
+    key: ToolKey
+    where: str = ""  # the server's command line or URL (no secrets): part of a saved approval
+    read_only: bool = False  # the tool's readOnlyHint
+    always_allow: frozenset[str] = frozenset()  # the server's "alwaysAllow" list
+
+    @property
+    def saved_key(self) -> SavedKey:
+        return SavedKey(self.key.server, self.where, self.key.tool)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    # allowed: read_only | always_allow | session | saved | yes | once | always
+    # denied:  user (answered no) | no_terminal (nobody to ask) | no_answer (the question failed)
+    reason: str
+
+    @property
+    def label(self) -> str:
+        """What the transcript records: `allow:once`, `deny:user`, ..."""
+        return ("allow:" if self.allowed else "deny:") + self.reason
+
+
+@dataclass
+class PolicyState:
+    session: frozenset[ToolKey] = frozenset()
+    saved: frozenset[SavedKey] = frozenset()
+    yes: bool = False
+
+
+def decide(call: CallInfo, state: PolicyState) -> Verdict | None:
+    """Known safe -> an allowing Verdict; None -> the user must be asked."""
+    if call.read_only:
+        return Verdict(True, "read_only")
+    if call.key.tool in call.always_allow or "*" in call.always_allow:
+        return Verdict(True, "always_allow")
+    if call.key in state.session:
+        return Verdict(True, "session")
+    if call.saved_key in state.saved:
+        return Verdict(True, "saved")
+    if state.yes:
+        return Verdict(True, "yes")
+    return None
+
+
+def answered(answer: str) -> Verdict:
+    """The user's answer as a verdict (anything unknown denies)."""
+    return Verdict(True, answer) if answer in ("once", "session", "always") else Verdict(False, "user")
+
+
+def denial_text(verdict: Verdict, server: str, tool: str) -> str:
+    """The tool result the model gets instead of running the call."""
+    why = {
+        "no_terminal": "it needs the user's approval and this session cannot ask (no terminal, no --yes)",
+        "no_answer": "the approval question could not be answered",
+    }.get(verdict.reason, "the user denied it")
+    return (f"The user did not allow this tool call ({tool} on MCP server {server}): {why}. "
+            "It was not run. Do not retry it; tell the user what you wanted to do instead.")
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """What the approver shows: server, tool and arguments (secrets already masked)."""
+
+    server: str
+    where: str
+    tool: str
+    args: str  # JSON, secrets masked, at most ARGS_SHOWN characters
+    hidden: int = 0  # characters of the arguments cut off
+    destructive: bool | None = None  # the tool's destructiveHint, when it gives one
+
+
+Approver = Callable[[ApprovalRequest], Awaitable[str]]
+
+
+@dataclass
+class Listing:
+    """/permissions: what runs without asking (data; the UI words it)."""
+
+    yes: bool
+    session: list[ToolKey]
+    saved: list[SavedKey]
+    saved_path: str
+    always_allow: dict[str, list[str]]  # server -> its alwaysAllow list
+    read_only: dict[str, list[str]]  # server -> its readOnlyHint tools
+
+
+@dataclass
+class Permissions:
+    yes: bool = False
+    saved: SavedApprovals | None = None
+    approver: Approver | None = None
+    secrets: list[str] = field(default_factory=list)  # masked in questions
+    session: set[ToolKey] = field(default_factory=set)
+    save_errors: list[str] = field(default_factory=list)  # why "always" could not be written (shown by the UI)
+
+    def __post_init__(self) -> None:
+        self._asking = asyncio.Lock()  # one question at a time (parallel tool calls)
+
+    def state(self) -> PolicyState:
+        saved = self.saved.keys() if self.saved is not None else frozenset()
+        return PolicyState(frozenset(self.session), saved, self.yes)
+
+    async def check(self, call: CallInfo, args: dict, destructive: bool | None = None,
+                    mask: Callable[[str], str] = lambda s: s) -> Verdict:
+        verdict = decide(call, self.state())
+        if verdict is not None:
+            return verdict
+        if self.approver is None:
+            return Verdict(False, "no_terminal")
+        async with self._asking:
+            verdict = decide(call, self.state())  # an answer given meanwhile may cover this call
+            if verdict is not None:
+                return verdict
+            shown = redact(mask(json.dumps(args, ensure_ascii=False, indent=1)), sorted(self.secrets, key=len, reverse=True))
+            request = ApprovalRequest(call.key.server, call.where, call.key.tool, shown[:ARGS_SHOWN],
+                                      max(0, len(shown) - ARGS_SHOWN), destructive)
+            try:
+                answer = await self.approver(request)
+            except Exception:  # noqa: BLE001 - a broken question never runs the tool
+                return Verdict(False, "no_answer")
+            return self.remember(call, answered(answer))
+
+    def remember(self, call: CallInfo, verdict: Verdict) -> Verdict:
+        if verdict.reason in ("session", "always"):
+            self.session.add(call.key)
+        if verdict.reason == "always" and self.saved is not None:
+            err = self.saved.add(call.saved_key)
+            if err:
+                self.save_errors.append(err)
+        return verdict
+
+    def listing(self, servers: Iterable[tuple[str, list[str], list[str]]]) -> Listing:
+        """`servers`: (name, alwaysAllow list, read-only tool names) per connected server."""
+        allow, ro = {}, {}
+        for name, always, read_only in servers:
+            if always:
+                allow[name] = list(always)
+            if read_only:
+                ro[name] = list(read_only)
+        saved = sorted(self.saved.keys(), key=lambda k: (k.server, k.tool)) if self.saved else []
+        return Listing(self.yes, sorted(self.session, key=lambda k: (k.server, k.tool)), saved,
+                       str(self.saved.path) if self.saved else "", allow, ro)
+
+    def reset(self) -> tuple[int, int]:
+        """Forget session and saved approvals; (session, saved) counts removed."""
+        n = len(self.session)
+        self.session.clear()
+        m = self.saved.clear() if self.saved is not None else 0
+        return n, m

@@ -1,0 +1,275 @@
+"""One MCP server: a long-lived session owned by its own task.
+
+The transport context managers (anyio task groups) are entered and left in
+one owner task, so a dying server (its transport's task group crashing) never
+cancels the caller; callers race each request against the owner's end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+import time
+import warnings
+from contextlib import AsyncExitStack
+from datetime import timedelta
+from typing import IO, Awaitable, Callable
+
+import anyio
+import httpx
+from mcp import ClientSession, McpError, StdioServerParameters, types
+from mcp.client.sse import sse_client
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamablehttp_client
+
+from client.engine.mcp.features import ClientFeatures, client_info
+from client.engine.mcp.specs import ServerSpec
+
+# The SDK's task API (SEP-1686) warns it is experimental; we use it only for
+# tools that declare taskSupport "required".
+warnings.filterwarnings("ignore", message="The experimental tasks API", category=DeprecationWarning)
+
+START_TIMEOUT = 30.0  # seconds to start and list tools (npx may download first)
+RESTART_TIMEOUT = 10.0
+CALL_TIMEOUT = 300.0  # seconds per tool call unless the entry sets "timeout"
+RETRY_AFTER = 1.0  # seconds between reconnect attempts of a dead server
+STOP_TIMEOUT = 5.0
+
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+class ServerGone(Exception):
+    """The server is not connected (died, or cannot be reached again)."""
+
+
+class ServerConn:
+    def __init__(self, spec: ServerSpec, debug: bool = False, features: ClientFeatures | None = None) -> None:
+        self.spec = spec
+        self.debug = debug
+        self.features = features  # elicitation, sampling, roots (None: clientInfo only)
+        self.state = "idle"  # idle | connecting | connected | dead | failed | closed
+        self.error: str | None = None
+        self.tools: list[types.Tool] = []
+        self.session: ClientSession | None = None
+        self.restarts = 0
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._ready = asyncio.Event()
+        self._ended = asyncio.Event()
+        self._lock = asyncio.Lock()
+        self._last_attempt = 0.0
+        self._errlog: IO[str] | None = None
+        self.logging_in = False  # an OAuth login is waiting for the user
+
+    # -- lifecycle -------------------------------------------------------------
+    async def start(self, timeout: float = START_TIMEOUT) -> bool:
+        """Connect and list tools; False (with `error`) when that fails."""
+        if self.spec.missing:  # every tool it offers could only fail: never started, never offered
+            self.state, self.error = "unconfigured", ", ".join(self.spec.missing)
+            return False
+        self._stop, self._ready, self._ended = asyncio.Event(), asyncio.Event(), asyncio.Event()
+        self.state, self.error = "connecting", None
+        self._last_attempt = time.monotonic()
+        self._task = asyncio.create_task(self._own(), name=f"mcp-server:{self.spec.name}")
+        try:
+            await asyncio.wait_for(self._ready.wait(), timeout)
+        except asyncio.TimeoutError:
+            if self.logging_in:  # the user is logging in: give them the whole OAuth flow time
+                from client.engine.mcp.oauth import FLOW_TIMEOUT
+
+                try:
+                    await asyncio.wait_for(self._ready.wait(), FLOW_TIMEOUT)
+                    return self.state == "connected"
+                except asyncio.TimeoutError:
+                    pass
+            self.error = f"no answer within {timeout:g}s"
+            await self.stop()
+            self.state = "failed"
+        return self.state == "connected"
+
+    async def stop(self) -> None:
+        """Leave the session and end the process/connection (in the owner task)."""
+        task, self._task = self._task, None
+        self._stop.set()
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), STOP_TIMEOUT)
+            except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - shutting down anyway
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        if self._errlog is not None and self._errlog is not sys.stderr:
+            self._errlog.close()
+        self._errlog = None
+
+    async def aclose(self) -> None:
+        await self.stop()
+        self.state = "closed"
+
+    async def _own(self) -> None:
+        try:
+            async with AsyncExitStack() as stack:
+                session = await stack.enter_async_context(await self._open(stack))
+                await session.initialize()
+                self.tools = await _list_tools(session)
+                self.session, self.state = session, "connected"
+                if self.features is not None:
+                    self.features.sessions[self.spec.name] = session
+                self._ready.set()
+                await self._stop.wait()
+        except BaseException as e:  # noqa: BLE001 - recorded; the chat goes on
+            if not self._stop.is_set():
+                self.error = self.spec.redact(_with_stderr(_one_line(e), self._errlog))
+        finally:
+            was = self.state
+            self.session = None
+            if self.features is not None:
+                self.features.sessions.pop(self.spec.name, None)
+            if not self._stop.is_set() or was != "connected":
+                self.state = "dead" if was == "connected" else "failed"
+            else:
+                self.state = "idle"
+            self._ready.set()
+            self._ended.set()
+
+    async def _open(self, stack: AsyncExitStack) -> ClientSession:
+        s = self.spec
+        if s.transport == "stdio":
+            self._errlog = sys.stderr if self.debug else tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+            params = StdioServerParameters(command=s.command, args=s.args, env=s.env, cwd=s.cwd)
+            read, write = await stack.enter_async_context(stdio_client(params, errlog=self._errlog))
+        elif s.transport == "sse":
+            auth = await self._oauth(stack)
+            read, write = await stack.enter_async_context(sse_client(s.url, headers=s.headers or None, auth=auth))
+        else:
+            auth = await self._oauth(stack)
+            read, write, _ = await stack.enter_async_context(
+                streamablehttp_client(s.url, headers=s.headers or None, auth=auth))
+        if self.features is None:
+            return ClientSession(read, write, client_info=client_info())
+        return ClientSession(read, write, **self.features.callbacks(self.spec.name))
+
+    async def _oauth(self, stack: AsyncExitStack):  # -> httpx.Auth | None
+        """OAuth 2.1 (client/engine/mcp/oauth.py) for a remote server, unless its entry says "oauth": false."""
+        f, s = self.features, self.spec
+        if f is None or s.oauth is None:
+            return None
+        from client.engine.mcp.oauth import LoopbackCallback, oauth_provider
+
+        callback = LoopbackCallback(int(s.oauth.get("redirectPort") or 0))
+        stack.push_async_callback(callback.aclose)
+
+        def on_login(active: bool) -> None:
+            self.logging_in = active
+
+        return await oauth_provider(s.url, f.user, s.oauth, callback,
+                                    lambda url: f.show_login(s.name, url), on_login)
+
+    # -- calls -----------------------------------------------------------------
+    async def ensure(self) -> None:
+        """Reconnect a dead server (at most once per RETRY_AFTER); ServerGone if it stays down."""
+        async with self._lock:
+            if self.state == "connected":
+                return
+            if self.state in ("dead", "failed", "idle") and time.monotonic() - self._last_attempt >= RETRY_AFTER:
+                await self.stop()
+                self.restarts += 1
+                await self.start(RESTART_TIMEOUT)
+            if self.state != "connected":
+                raise ServerGone(self.error or self.state)
+
+    async def call(self, tool: types.Tool, args: dict, progress: ProgressFn | None = None) -> types.CallToolResult:
+        """One tool call; ServerGone when the server is or goes away during it."""
+        await self.ensure()
+        session = self.session
+        if session is None:
+            raise ServerGone(self.error or "connection closed")
+        timeout = timedelta(seconds=self.spec.timeout or CALL_TIMEOUT)
+        execution = getattr(tool, "execution", None)
+        if execution is not None and getattr(execution, "taskSupport", None) == "required":
+            request = asyncio.wait_for(_call_as_task(session, tool.name, args, progress), timeout.total_seconds())
+        else:
+            request = session.call_tool(tool.name, args, read_timeout_seconds=timeout, progress_callback=progress)
+        call = asyncio.ensure_future(request)
+        ended = asyncio.ensure_future(self._ended.wait())
+        try:
+            await asyncio.wait({call, ended}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ended.cancel()
+            if not call.done():
+                call.cancel()
+                await asyncio.gather(call, return_exceptions=True)
+        if call.cancelled():
+            raise ServerGone(self.error or "connection closed")
+        err = call.exception()
+        if err is None:
+            return call.result()
+        if not self._ended.is_set() and not _connection_lost(err):
+            # The server answered (protocol error, timeout, bad structured content): still alive.
+            return _error_result(self.spec.redact(_one_line(err)))
+        self.error = self.spec.redact(_one_line(err))
+        await self.stop()
+        self.state = "dead"
+        raise ServerGone(self.error)
+
+
+async def _list_tools(session: ClientSession) -> list[types.Tool]:
+    tools: list[types.Tool] = []
+    cursor: str | None = None
+    for _ in range(100):
+        page = await session.list_tools(cursor=cursor)
+        tools.extend(page.tools)
+        cursor = page.nextCursor
+        if not cursor:
+            break
+    return tools
+
+
+async def _call_as_task(session: ClientSession, name: str, args: dict, progress: ProgressFn | None) -> types.CallToolResult:
+    """A task-only tool: create the task, poll it (status -> progress), fetch the result."""
+    created = await session.experimental.call_tool_as_task(name, args)
+    task_id = created.task.taskId
+    status, step, last = created.task, 0, None
+    async for status in session.experimental.poll_task(task_id):
+        if progress is not None and status.statusMessage and status.statusMessage != last:
+            step, last = step + 1, status.statusMessage
+            await progress(float(step), None, status.statusMessage)
+    if status.status != "completed":
+        return _error_result(f"task {status.status}: {status.statusMessage or ''}".strip())
+    return await session.experimental.get_task_result(task_id, types.CallToolResult)
+
+
+def _connection_lost(err: BaseException) -> bool:
+    if isinstance(err, McpError):
+        return err.error.code == types.CONNECTION_CLOSED
+    return isinstance(err, (OSError, httpx.TransportError, anyio.ClosedResourceError,
+                            anyio.BrokenResourceError, anyio.EndOfStream, BaseExceptionGroup))
+
+
+def _error_result(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], isError=True)
+
+
+def _one_line(e: BaseException) -> str:
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
+    if isinstance(e, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)):
+        return "connection closed"
+    lines = str(e).strip().splitlines()
+    text = lines[0][:200] if lines else ""
+    if not text:
+        return type(e).__name__
+    return text if isinstance(e, (OSError, McpError)) else f"{type(e).__name__}: {text}"
+
+
+def _with_stderr(text: str, log: IO[str] | None) -> str:
+    """Add the server's last stderr line (why a child failed to start)."""
+    if log is None or log is sys.stderr:
+        return text
+    try:
+        log.flush()
+        log.seek(0)
+        tail = [ln.strip() for ln in log.read()[-4000:].splitlines() if ln.strip()]
+    except (OSError, ValueError):
+        return text
+    return f"{text} (stderr: {tail[-1][:200]})" if tail else text

@@ -1,0 +1,259 @@
+"""Which MCP servers to run: options, `MCP_CONFIG` and the `mcpServers` JSON file.
+
+The file uses the shape Claude Desktop, Cursor and others share:
+    {"mcpServers": {"name": {"command": "...", "args": [...], "env": {...}},
+                    "other": {"url": "https://.../mcp", "headers": {...}}}}
+`"alwaysAllow": ["tool", ...]` (or Cline's `"autoApprove"`; `"*"` = every tool) lists tools that
+run without asking (client/engine/mcp/permissions.py).
+`${VAR}` (or `${VAR:-default}`) in command, args, env, cwd, url and headers is
+taken from the environment. Header and env values are secrets: never shown.
+Problems are `ConfigError`s naming the file and the entry (exit code 2).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from client.core.config import ConfigError
+
+BUNDLED_NAME = "search"
+TRANSPORTS = {
+    "stdio": "stdio",
+    "http": "http", "streamable-http": "http", "streamable_http": "http", "streamableHttp": "http",
+    "sse": "sse",
+}
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+NAVER_KEYS = ("NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET")
+_SECRET_ENV = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET")
+
+
+@dataclass
+class ServerSpec:
+    name: str
+    transport: str  # stdio | http | sse
+    command: str = ""
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+    url: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    shown: str = ""  # how the user wrote it, without secret values
+    secrets: list[str] = field(default_factory=list)  # values to mask wherever text leaves the hub
+    timeout: float | None = None  # seconds per tool call (None: hub default)
+    bundled: bool = False
+    missing: list[str] = field(default_factory=list)  # required env vars that are unset: not started
+    always_allow: list[str] = field(default_factory=list)  # "alwaysAllow": tools run without asking ("*": all)
+    oauth: dict[str, Any] | None = None  # remote only: {} = on (discovery + registration), None = off
+
+    @property
+    def where(self) -> str:
+        """Command line or URL only (no env/header names)."""
+        return self.shown.split("  ")[0]
+
+    def redact(self, text: str) -> str:
+        for v in sorted(self.secrets, key=len, reverse=True):
+            text = text.replace(v, "***")
+        return text
+
+
+# Runs our own `server` package from the directory that holds this `client` package (one
+# distribution installs both side by side). `-P` keeps the working folder off sys.path and
+# `-E` ignores PYTHONPATH/PYTHONSTARTUP/...: no server.py, mcp.py, ... there can be imported.
+_BOOT = "import sys, runpy; sys.path.insert(0, sys.argv.pop(1)); runpy.run_module('server', run_name='__main__', alter_sys=True)"
+
+
+def bundled_command() -> tuple[str, list[str]]:
+    """(executable, args) that start our search server over stdio, immune to the current folder."""
+    root = Path(__file__).resolve().parents[3]  # client/engine/mcp/specs.py -> install dir
+    return sys.executable, ["-E", "-P", "-c", _BOOT, str(root), "--transport", "stdio"]
+
+
+def bundled_spec(name: str = BUNDLED_NAME) -> ServerSpec:
+    """Our Naver search server as a stdio child, with our environment (Naver keys)."""
+    secrets = [os.environ.get(n, "") for n in _SECRET_ENV]
+    missing = [n for n in NAVER_KEYS if not os.environ.get(n, "").strip()]  # its tools would all fail
+    command, args = bundled_command()
+    return ServerSpec(
+        name=name, transport="stdio", command=command, args=args, env=dict(os.environ),
+        shown="python -P -m server --transport stdio", secrets=[s for s in secrets if len(s) >= 4], bundled=True,
+        missing=missing,
+    )
+
+
+def url_spec(url: str, name: str = "") -> ServerSpec:
+    """A `--server-url` entry: streamable HTTP, named after its host."""
+    expanded, secrets = _expand(url, name or url, "--server-url")
+    if not _is_http(expanded):
+        raise ConfigError("mcp_bad_url", name=name or "--server-url", url=url)
+    parts = urlsplit(expanded)
+    host = parts.hostname or "server"
+    name = name or _slug(host if parts.port is None else f"{host}-{parts.port}")
+    return ServerSpec(name=name, transport="http", url=expanded, shown=url, secrets=secrets, oauth={})
+
+
+def server_specs(settings: Any) -> list[ServerSpec]:
+    """Every server the settings ask for; the bundled one when nothing else is set."""
+    specs: list[ServerSpec] = []
+    path = getattr(settings, "mcp_config", None)
+    if path:
+        specs.extend(load_config(path))
+    for url in getattr(settings, "server_urls", None) or []:
+        specs.append(url_spec(url))
+    if not specs or getattr(settings, "with_search", False):
+        taken = {s.name for s in specs}
+        specs.insert(0, bundled_spec(BUNDLED_NAME if BUNDLED_NAME not in taken else "bundled-search"))
+    return _unique_names(specs)
+
+
+def load_config(path: str) -> list[ServerSpec]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError("mcp_config_unreadable", path=path, err=getattr(e, "strerror", None) or str(e)) from None
+    try:
+        doc = json.loads(raw)
+    except json.JSONDecodeError as e:
+        raise ConfigError("mcp_config_json", path=path, line=e.lineno, col=e.colno, err=e.msg) from None
+    servers = doc.get("mcpServers", doc.get("servers")) if isinstance(doc, dict) else None
+    if not isinstance(servers, dict):
+        raise ConfigError("mcp_config_shape", path=path)
+    specs = []
+    for name, entry in servers.items():
+        spec = parse_entry(str(name), entry, path)
+        if spec is not None:
+            specs.append(spec)
+    return specs
+
+
+def parse_entry(name: str, entry: Any, path: str) -> ServerSpec | None:
+    """One `mcpServers` entry -> ServerSpec (None when `disabled`)."""
+
+    def bad(detail: str) -> ConfigError:
+        return ConfigError("mcp_config_entry", path=path, name=name, detail=detail)
+
+    if not name.strip():
+        raise bad("empty name")
+    if not isinstance(entry, dict):
+        raise bad("not an object")
+    if entry.get("disabled") is True:
+        return None
+    kind = entry.get("type", entry.get("transport"))
+    has_cmd, has_url = "command" in entry, "url" in entry
+    if has_cmd == has_url:
+        raise bad('needs exactly one of "command" (stdio) or "url" (HTTP)')
+    if kind is not None and kind not in TRANSPORTS:
+        raise bad(f'unknown type "{kind}" (stdio, http, sse)')
+    transport = TRANSPORTS.get(kind or "", "stdio" if has_cmd else "http")
+    if (transport == "stdio") != has_cmd:
+        raise bad(f'type "{kind}" does not match {"command" if has_cmd else "url"}')
+    secrets: list[str] = []
+
+    def expand(value: Any, what: str) -> str:
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise bad(f"{what} must be a string")
+        text, found = _expand(str(value), name, path)
+        secrets.extend(found)
+        return text
+
+    def mapping(key: str) -> dict[str, str]:
+        value = entry.get(key) or {}
+        if not isinstance(value, dict):
+            raise bad(f'"{key}" must be an object of strings')
+        out = {str(k): expand(v, f'"{key}.{k}"') for k, v in value.items()}
+        secrets.extend(v for v in out.values() if len(v) >= 4)  # values are secrets as given
+        if key == "headers":  # "Bearer T": T alone is masked too
+            secrets.extend(v.split(None, 1)[1] for v in out.values() if len(v.split(None, 1)) == 2)
+        return out
+
+    timeout = entry.get("timeout")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
+        raise bad('"timeout" must be a positive number of seconds')
+    allow: list[str] = []
+    for key in ("alwaysAllow", "autoApprove"):  # Roo/Cline spellings of the same list
+        value = entry.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise bad(f'"{key}" must be a list of tool names')
+        allow.extend(v for v in value if v not in allow)
+    spec = ServerSpec(name=name, transport=transport, timeout=float(timeout) if timeout else None, always_allow=allow)
+    if has_cmd:
+        args = entry.get("args") or []
+        if not isinstance(args, list):
+            raise bad('"args" must be a list of strings')
+        spec.command = expand(entry["command"], '"command"')
+        if not spec.command.strip():
+            raise bad('"command" is empty')
+        spec.args = [expand(a, '"args"') for a in args]
+        spec.env = mapping("env")
+        spec.cwd = expand(entry["cwd"], '"cwd"') if entry.get("cwd") else None
+        spec.shown = " ".join([str(entry["command"]), *map(str, args)])
+        if spec.env:
+            spec.shown += "  env: " + ", ".join(f"{k}=***" for k in spec.env)
+    else:
+        spec.url = expand(entry["url"], '"url"')
+        if not _is_http(spec.url):
+            raise bad(f'"url" is not an http(s) URL: {entry["url"]}')
+        spec.headers = mapping("headers")
+        # an explicit Authorization header is the user's choice of credentials: no OAuth unless asked for
+        has_auth = any(k.lower() == "authorization" for k in spec.headers)
+        oauth = entry.get("oauth", None if has_auth else {})
+        if oauth is False or oauth is None:
+            spec.oauth = None
+        elif isinstance(oauth, dict):
+            spec.oauth = {k: expand(v, f'"oauth.{k}"') if k in ("clientId", "clientSecret", "scope") else v
+                          for k, v in oauth.items()}
+            if spec.oauth.get("clientSecret"):
+                secrets.append(spec.oauth["clientSecret"])
+        else:
+            raise bad('"oauth" must be an object or false')
+        spec.shown = str(entry["url"])
+        if spec.headers:
+            spec.shown += "  headers: " + ", ".join(f"{k}=***" for k in spec.headers)
+    spec.secrets = sorted(set(s for s in secrets if len(s) >= 4))
+    return spec
+
+
+def _expand(text: str, name: str, path: str) -> tuple[str, list[str]]:
+    """Replace `${VAR}` / `${VAR:-default}`; return the text and the values used."""
+    used: list[str] = []
+
+    def sub(m: re.Match[str]) -> str:
+        value = os.environ.get(m.group(1))
+        if value is None or (value == "" and m.group(2) is not None):
+            if m.group(2) is None:
+                raise ConfigError("mcp_config_var", path=path, name=name, var=m.group(1))
+            return m.group(2)
+        used.append(value)
+        return value
+
+    return _VAR.sub(sub, text), [u for u in used if len(u) >= 4]
+
+
+def _is_http(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "server"
+
+
+def _unique_names(specs: list[ServerSpec]) -> list[ServerSpec]:
+    seen: set[str] = set()
+    for s in specs:
+        base, n = s.name, 2
+        while s.name in seen:
+            s.name, n = f"{base}-{n}", n + 1
+        seen.add(s.name)
+    return specs

@@ -1,0 +1,20 @@
+"""Storage: threads, transcript, usage and the LangGraph checkpointer."""
+
+from client.engine.store.base import Store, StoreError, ThreadInfo, TurnUsage
+from client.engine.store.pg_url import is_postgres_url, mask_url
+
+
+async def open_store(url: str) -> Store:
+    """Open (and create or upgrade) the database named by a path or a postgresql:// URL."""
+    if is_postgres_url(url):
+        try:
+            from client.engine.store.postgres import PostgresStore
+        except ImportError as e:  # the driver packages are missing
+            raise StoreError("db_pg_missing", detail=str(e)) from None
+        return await PostgresStore.open(url)
+    from client.engine.store.sqlite import SqliteStore
+
+    return await SqliteStore.open(url)
+
+
+__all__ = ["Store", "StoreError", "ThreadInfo", "TurnUsage", "is_postgres_url", "mask_url", "open_store"]

@@ -1,0 +1,356 @@
+"""mcp-chat: subcommands chat (default), threads, export, delete, completion.
+
+Arguments are parsed before anything heavy is imported, so `--help` and `--version`
+answer at once; each command imports what it needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from client.ui import i18n
+from client.core.config import ConfigError, Settings, add_chat_options, add_common_options, add_db_option, env_secrets, resolve, resolve_db
+from client.ui.i18n import t, tr
+from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir, user_env_file
+
+SUBCOMMANDS = ("chat", "threads", "export", "delete", "completion")
+SHELLS = ("bash", "zsh")
+EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
+
+
+def version() -> str:
+    from client import __version__  # one constant: no scan of the installed distributions
+
+    return __version__
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    def add_usage(self, usage, actions, groups, prefix=None):  # type: ignore[no-untyped-def]
+        super().add_usage(usage, actions, groups, tr("사용법: ", "usage: ") if prefix is None else prefix)
+
+
+class _Version(argparse.Action):
+    def __init__(self, option_strings: list[str], dest: str, **kw: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help=tr("버전을 출력하고 종료", "print the version and exit"))
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        print(f"mcp-chat {version()}")
+        parser.exit()
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, *a: object, **kw: object) -> None:
+        kw.setdefault("formatter_class", _Formatter)
+        kw["add_help"] = False
+        super().__init__(*a, **kw)  # type: ignore[arg-type]
+        self._optionals.title = tr("옵션", "options")
+        self._positionals.title = tr("인자", "arguments")
+        self.add_argument("-h", "--help", action="help", help=tr("이 도움말을 출력하고 종료", "show this help and exit"))
+        self.add_argument("--version", action=_Version)
+
+    def error(self, message: str) -> None:  # one line, exit 2
+        raise ConfigError("bad_option", detail=message)
+
+
+def _commands_epilog() -> str:
+    rows = [
+        ("mcp-chat [chat] [OPTIONS]", tr("대화 (기본 명령)", "chat (the default command)")),
+        (tr("mcp-chat -p \"질문\"", "mcp-chat -p \"question\""), tr("한 번 답하고 종료 (stdin도 가능)", "answer once and exit (stdin works too)")),
+        ("mcp-chat threads", tr("세션 목록", "list sessions")),
+        ("mcp-chat export ID [--format md|json]", tr("세션 전체 기록 출력", "print a session's full transcript")),
+        ("mcp-chat delete ID", tr("세션 삭제", "delete a session")),
+        ("mcp-chat completion bash|zsh", tr("셸 자동 완성 스크립트 출력", "print a shell completion script")),
+    ]
+    lines = [tr("명령:", "commands:")] + [f"  {cmd:<40}{what}" for cmd, what in rows]
+    lines.append(tr("명령별 도움말: mcp-chat COMMAND --help", "help on a command: mcp-chat COMMAND --help"))
+    return "\n".join(lines)
+
+
+def build_parser(completion: bool = False) -> argparse.ArgumentParser:
+    """The command line. With completion=True the chat options sit at the top level too,
+    as `mcp-chat --new` is typed (shell completion reads this shape)."""
+    p = _Parser(prog="mcp-chat", description=tr("HyperCLOVA X + MCP 터미널 채팅", "HyperCLOVA X + MCP terminal chat"),
+                epilog=_commands_epilog())
+    if completion:
+        add_chat_options(p)
+    sub = p.add_subparsers(dest="cmd", parser_class=_Parser, metavar="COMMAND")
+    chat = sub.add_parser("chat", prog="mcp-chat", usage="mcp-chat [chat] [OPTIONS]", epilog=_commands_epilog(),
+                          help=tr("대화 (기본)", "chat (default)"),
+                          description=tr("HyperCLOVA X + MCP 터미널 채팅", "HyperCLOVA X + MCP terminal chat"))
+    add_chat_options(chat)
+    th = sub.add_parser("threads", prog="mcp-chat threads", help=tr("세션 목록", "list sessions"),
+                        description=tr("세션마다 한 줄: ID, 턴 수, 마지막 활동, 제목", "one line per session: id, turns, last activity, title"))
+    add_db_option(th)
+    ex = sub.add_parser("export", prog="mcp-chat export", help=tr("세션 전체 기록 출력", "print a session's full transcript"))
+    ex.add_argument("thread", metavar="ID", help=tr("세션 ID", "session id"))
+    ex.add_argument("--format", choices=("md", "json"), default="md", help=tr("출력 형식 (기본 md)", "output format (default md)"))
+    add_db_option(ex)
+    de = sub.add_parser("delete", prog="mcp-chat delete", help=tr("세션 삭제", "delete a session"))
+    de.add_argument("thread", metavar="ID", help=tr("세션 ID", "session id"))
+    add_db_option(de)
+    co = sub.add_parser("completion", prog="mcp-chat completion", help=tr("셸 자동 완성 스크립트", "shell completion script"),
+                        description=tr("예: mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat",
+                                       "e.g. mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat"))
+    co.add_argument("shell", choices=SHELLS, help=tr("셸", "shell"))
+    for sp in (th, ex, de):
+        add_common_options(sp)
+    return p
+
+
+def load_env() -> None:
+    """`.env` in the working folder, then the per-user one; real environment variables win."""
+    from dotenv import load_dotenv
+
+    load_dotenv(".env", override=False)
+    user_env = user_env_file()
+    if user_env.is_file():
+        load_dotenv(user_env, override=False)
+
+
+def _lang_of(argv: list[str]) -> str:
+    """--lang before parsing, so that help and parse errors speak it."""
+    for i, a in enumerate(argv):
+        if a == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--lang="):
+            return a.split("=", 1)[1]
+    return os.environ.get("MCP_CHAT_LANG", "").strip() or "ko"
+
+
+def read_prompt(args: argparse.Namespace) -> str | None:
+    """-p: the prompt argument, or all of stdin as one message."""
+    if args.print_prompt is None:
+        return None
+    prompt = args.print_prompt
+    if not prompt and not sys.stdin.isatty():
+        prompt = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    if not prompt.strip():
+        raise ConfigError("print_no_prompt")
+    return prompt.strip("\n")
+
+
+async def run_chat(settings: Settings) -> int:
+    from client.engine.mcp import server_specs
+    from client.engine.providers import provider_runtime
+
+    specs = server_specs(settings)  # a bad --mcp-config is a ConfigError: exit 2 before anything starts
+    if settings.db == str(data_dir() / LOCAL_DB):  # the per-user default: its folder may not exist yet
+        ensure_private_dir(data_dir())
+    async with provider_runtime(settings):  # clova: needs a key; local: starts and stops llama-server
+        return await _chat(settings, specs)
+
+
+async def _chat(settings: Settings, specs: list) -> int:
+    from client.engine.agent import build_model, check_key
+    from client.engine.mcp import ToolHub
+    from client.engine.mcp.gate import PermissionGate
+    from client.engine.mcp.permissions import Permissions
+    from client.engine.mcp.saved_approvals import SavedApprovals, approvals_path
+    from client.engine.models import build_stack
+    from client.ui.repl import Repl
+    from client.engine.session import ChatSession
+    from client.engine.store import open_store
+    from client.ui.tui import make_renderer
+
+    from client.ui.render import Renderer
+
+    # rich at a terminal, plain when piped; -p always plain (one answer, script-friendly)
+    renderer = make_renderer() if settings.prompt is None else Renderer()
+    await check_key(settings)
+    store = await open_store(settings.db)
+    permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), secrets=settings.secrets())
+    summarizer = build_model(settings, with_tools=False)
+    features = client_features(settings, summarizer)
+    features.on_event = lambda key, fmt: renderer.notice(t(key, **fmt))  # e.g. an OAuth login URL at start-up
+    from client.engine.mcp.oauth import headless
+
+    if not headless():
+        import webbrowser
+
+        features.open_url = lambda url: webbrowser.open(url, new=2) if renderer.interactive else None
+    hub = ToolHub(specs, settings.debug, permissions, features)  # the REPL injects the terminal approver
+    try:
+        await hub.connect()
+        for server in hub.failed():  # one line per server; the others keep their tools
+            if server.state == "unconfigured" and not settings.require_tools:  # bundled search, no Naver keys
+                renderer.notice(t("search_no_keys"), True)
+                continue
+            key = "mcp_required" if settings.require_tools else "mcp_server_failed"
+            renderer.error(t(key, name=server.spec.name, target=server.spec.where, err=server.error))
+        if hub.failed() and settings.require_tools:
+            return EXIT_RUNTIME
+        gate = PermissionGate(hub.authorize, hub.tool_of, features.drain_journal)
+        agent, mw, summarizer = build_stack(settings, hub.tools, store.checkpointer, gate=gate)
+        memory = None
+        if settings.memory:
+            from client.engine.memory.manager import MemoryManager
+
+            memory = MemoryManager(store, summarizer, settings.user, threshold=settings.memory_threshold,
+                                   top_k=settings.memory_top_k, budget_tokens=settings.memory_budget,
+                                   scorer=settings.memory_scorer)
+        session = ChatSession(settings, store, agent, mw, summarizer, memory)
+        try:
+            return await Repl(settings, session, hub, renderer).run()
+        except EOFError:
+            return EXIT_OK
+    finally:
+        await hub.aclose()
+        await store.close()
+
+
+def client_features(settings: Settings, model: object):  # -> ClientFeatures
+    """What servers may ask of us: --yes answers, the sampling model, the roots; the REPL adds the forms."""
+    from pathlib import Path
+
+    from client.engine.mcp.features import ClientFeatures
+    from client.engine.mcp.sampling import make_sampler
+
+    return ClientFeatures(yes=settings.yes, sampler=make_sampler(model, settings.model),  # type: ignore[arg-type]
+                          budget=settings.max_input_tokens, max_output=settings.max_output_tokens,
+                          roots=[Path.cwd(), *(Path(r) for r in settings.roots)], user=settings.user)
+
+
+def _missing_file(db: str) -> bool:
+    """A SQLite path with no file behind it: read-only commands must not create one."""
+    from client.engine.store.pg_url import is_postgres_url
+
+    return not is_postgres_url(db) and not Path(db).exists()
+
+
+async def run_threads(db: str) -> int:
+    from client.ui.render import Renderer
+
+    if _missing_file(db):
+        Renderer().line(t("threads_empty"))
+        return EXIT_OK
+    from client.ui.repl import print_threads
+    from client.engine.store import open_store
+
+    store = await open_store(db)
+    try:
+        await print_threads(store, Renderer())
+    finally:
+        await store.close()
+    return EXIT_OK
+
+
+async def run_export(db: str, thread: str, fmt: str) -> int:
+    from client.engine.store import StoreError
+
+    if _missing_file(db):
+        raise StoreError("no_thread", id=thread)
+    from client.ui.export import to_json, to_markdown
+    from client.engine.store import open_store
+
+    store = await open_store(db)
+    try:
+        info = await store.get_thread(thread)
+        if info is None:
+            raise StoreError("no_thread", id=thread)
+        rows = await store.transcript(thread)
+        sys.stdout.write(to_json(info, rows) + "\n" if fmt == "json" else to_markdown(info, rows))
+    finally:
+        await store.close()
+    return EXIT_OK
+
+
+async def run_delete(db: str, thread: str) -> int:
+    from client.engine.store import StoreError
+
+    if _missing_file(db):
+        raise StoreError("no_thread", id=thread)
+    from client.engine.store import open_store
+    from client.engine.store.sqlite import SqliteStore
+
+    store = await open_store(db)
+    try:
+        if not await store.delete_thread(thread):
+            raise StoreError("no_thread", id=thread)
+        if isinstance(store, SqliteStore):
+            await store.vacuum()  # give the space back now: delete is explicit and rare
+        print(t("deleted", id=thread))
+    finally:
+        await store.close()
+    return EXIT_OK
+
+
+def run_completion(shell: str) -> int:
+    import shtab
+
+    sys.stdout.write(shtab.complete(build_parser(completion=True), shell=shell))
+    return EXIT_OK
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    import asyncio
+
+    i18n.set_lang(args.lang or os.environ.get("MCP_CHAT_LANG", "").strip() or "ko")
+    if args.cmd == "chat":
+        settings = resolve(args)
+        settings.prompt = read_prompt(args)
+        return asyncio.run(run_chat(settings))
+    if args.cmd == "threads":
+        return asyncio.run(run_threads(resolve_db(args)))
+    if args.cmd == "export":
+        return asyncio.run(run_export(resolve_db(args), args.thread, args.format))
+    if args.cmd == "delete":
+        return asyncio.run(run_delete(resolve_db(args), args.thread))
+    return run_completion(args.shell)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in SUBCOMMANDS:
+        argv = ["chat", *argv]  # `mcp-chat --help` is the chat's help
+    load_env()
+    i18n.set_lang(_lang_of(argv))
+    debug = "--debug" in argv
+    try:
+        args = build_parser().parse_args(argv)
+        args.lang = getattr(args, "lang", None)
+        return dispatch(args)
+    except ConfigError as e:
+        print(t(e.key, **e.fmt), file=sys.stderr)
+        return EXIT_CONFIG
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # e.g. `mcp-chat export ID | head`
+        return EXIT_OK
+    except Exception as e:  # noqa: BLE001 - classified in one place
+        return report(e, argv, debug)
+
+
+def report(e: Exception, argv: list[str], debug: bool) -> int:
+    """One line for an expected error (Korean unless --lang en); a traceback only with --debug."""
+    from client.core.faults import AuthError
+    from client.engine.local.weights import SetupError
+    from client.ui.render import debug_traceback, redact
+    from client.engine.store import StoreError
+    from client.engine.store.pg_url import url_passwords
+
+    if isinstance(e, StoreError):
+        print(t(e.key, **e.fmt), file=sys.stderr)
+        return EXIT_RUNTIME
+    if isinstance(e, AuthError):
+        print(t("auth_failed", err=str(e)), file=sys.stderr)
+        return EXIT_CONFIG
+    if isinstance(e, SetupError):  # --provider local could not build, fetch or start its model
+        print(t("local_failed", err=str(e)), file=sys.stderr)
+        return EXIT_RUNTIME
+    secrets = env_secrets() + [pw for a in argv for pw in url_passwords(a)]  # a --db URL's password too
+    if debug:
+        print(debug_traceback(secrets), file=sys.stderr)
+    line = str(e).splitlines()[0] if str(e) else type(e).__name__
+    print(t("turn_error", err=redact(line, secrets)), file=sys.stderr)
+    return EXIT_RUNTIME
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

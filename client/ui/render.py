@@ -1,0 +1,187 @@
+"""Terminal output: streamed text, tool lines, notices, status line.
+
+Plain text when stdout is not a terminal (no ANSI, no spinner); anything
+coming from the model or a tool is cleaned of control sequences first.
+When stdout is not a terminal it carries only answers and command output
+(`line`, `stream`, `table`, `block`); greetings, status lines, notices, tool
+lines and progress (`info`) go to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass
+from typing import Sequence, TextIO
+
+from client.ui.i18n import t
+
+_ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
+_CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
+PREVIEW_CHARS = 200
+
+
+def clean(text: str) -> str:
+    """Neutralize terminal escape sequences and control characters."""
+    return _CTRL.sub("", _ANSI.sub("", text.replace("\r\n", "\n")))
+
+
+def redact(text: str, secrets: list[str]) -> str:
+    """Mask every secret value (API keys, credentials) in text meant for output."""
+    for v in secrets:
+        if v:
+            text = text.replace(v, "***")
+    return text
+
+
+def debug_traceback(secrets: list[str]) -> str:
+    """The current exception's traceback, secrets masked (for --debug)."""
+    import traceback
+
+    return redact(traceback.format_exc(), secrets)
+
+
+def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
+    one = " ".join(clean(text).split())
+    return one if len(one) <= limit else one[:limit] + "…"
+
+
+def call_summary(name: str, args: dict, limit: int = 100) -> str:
+    """`web_search(query="서울 맛집", display=5)`: one short line for a tool call."""
+    parts = [f"{clean(str(k))}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items()]
+    return f"{clean(name)}({preview(', '.join(parts), limit)})"
+
+
+def result_summary(content: str, limit: int = 90) -> str:
+    """A tool result in a few words: `결과 10건 (전체 1234) · 첫 제목` for search JSON, else a preview."""
+    try:
+        doc = json.loads(content)
+    except ValueError:
+        doc = None
+    items = doc.get("items") if isinstance(doc, dict) else doc if isinstance(doc, list) else None
+    if not isinstance(items, list):
+        return preview(content, limit) or t("tool_empty")
+    total = doc.get("total") if isinstance(doc, dict) else None
+    text = t("tool_items", n=len(items)) + (t("tool_total", n=total) if isinstance(total, int) and total > len(items) else "")
+    first = items[0].get("title") if items and isinstance(items[0], dict) else None
+    return text + (f" · {preview(str(first), limit // 2)}" if first else "")
+
+
+@dataclass
+class Status:
+    """What the line after an answer shows (from TurnDone and the thread)."""
+
+    model: str
+    thread: str
+    turn: int  # completed turns of the thread
+    context_turns: int  # turns the model saw
+    estimated: int
+    reported: int | None
+    budget: int
+    trimmed: int = 0
+    summarized: bool = False
+    seconds: float = 0.0
+
+    @property
+    def pct(self) -> float:
+        return round(100 * self.estimated / self.budget, 1) if self.budget else 0
+
+
+class Renderer:
+    """Plain text, for pipes and scripts: byte-for-byte stable, no ANSI on stdout."""
+
+    interactive = False  # the rich renderer (client/ui/render_rich.py) says True
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.tty = self.out.isatty()
+        self.meta = self.out if self.tty else self.err  # where `info` goes
+        self._mid_line = False
+
+    def line(self, text: str = "") -> None:
+        self.end_stream()
+        print(text, file=self.out, flush=True)
+
+    def info(self, text: str = "") -> None:
+        """Status, greeting, notices, tool lines: stdout at a terminal, stderr in a pipe."""
+        self.end_stream()
+        print(text, file=self.meta, flush=True)
+
+    def error(self, text: str) -> None:
+        self.end_stream()
+        if self.err.isatty():
+            text = f"\x1b[31m{text}\x1b[0m"
+        print(text, file=self.err, flush=True)
+
+    def notice(self, text: str, warning: bool = False) -> None:
+        if warning:
+            self.error(text)
+        else:
+            self.info(text)
+
+    def stream(self, delta: str) -> None:
+        text = clean(delta)
+        if text:
+            self.out.write(text)
+            self.out.flush()
+            self._mid_line = not text.endswith("\n")
+
+    def end_stream(self) -> None:
+        if self._mid_line:
+            self.out.write("\n")
+            self.out.flush()
+            self._mid_line = False
+
+    def tool_call(self, name: str, args: dict) -> None:
+        self.info(t("tool_select", name=clean(name)))
+        self.info(t("tool_call", args=preview(json.dumps(args, ensure_ascii=False))))
+
+    def tool_result(self, content: str, error: bool, name: str = "") -> None:
+        self.info(t("tool_error" if error else "tool_result", preview=preview(content)))
+
+    def begin_turn(self, label: str = "") -> None:
+        """A turn (or a summary, or a memory update) starts: the rich renderer shows a spinner."""
+
+    def end_turn(self) -> None:
+        self.end_stream()
+
+    def status(self, st: Status) -> None:
+        api = t("status_api", n=st.reported) if st.reported else ""
+        action = (t("status_trim") if st.trimmed else "") + (t("status_summary") if st.summarized else "")
+        self.info(t("status", est=st.estimated, api=api, pct=st.pct, turns=st.context_turns, action=action))
+
+    def hint(self, text: str) -> None:
+        """Key and command hints: terminals only."""
+
+    def block(self, text: str, title: str = "") -> None:
+        """A longer text (a summary, an export): as is."""
+        self.line(text)
+
+    def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "",
+              header: bool = False, current: int | None = None) -> None:
+        """Tab-separated rows (the header only when asked): easy to cut and grep."""
+        if title:
+            self.line(title)
+        for row in ([headers] if header else []) + list(rows):
+            self.line("\t".join(str(c) for c in row))
+
+    def clear(self) -> None:
+        if self.tty:
+            self.out.write("\x1b[2J\x1b[H")
+            self.out.flush()
+
+    def progress(self, text: str, final: bool) -> None:
+        """A long-running tool's progress: one rewritten line on a terminal; piped, only the final line."""
+        if getattr(self, "_progress_open", False) and self._mid_line:
+            self.out.write("\r\x1b[K")  # rewrite our own progress line in place
+            self._mid_line = False
+        if final:
+            self.info(preview(text))
+        elif self.tty:
+            self.end_stream()
+            self.out.write(preview(text))
+            self.out.flush()
+            self._mid_line = True
+        self._progress_open = self.tty and not final

@@ -1,0 +1,212 @@
+"""Terminal output for an interactive session (stdin and stdout both terminals), with rich.
+
+Same calls as the plain Renderer. While a turn runs, one transient Live region at the bottom
+shows a spinner (waiting for the first token, a tool, a summary) or the tail of the answer as
+it streams, rendered as Markdown. What is final goes above it and stays in the scrollback: tool
+lines (`⏺ web_search(query="…")` / `⎿ 결과 10건 · 0.4s`), the whole answer as Markdown, notices,
+errors (one red line) and a dim status line. Model and tool text is cleaned of escape sequences
+and never read as rich markup.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from typing import Iterator, Sequence, TextIO
+
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.segment import Segment
+from rich.spinner import Spinner
+from rich.table import Table
+from rich.text import Text
+
+from client.ui.i18n import default, t
+from client.ui.render import Renderer, Status, call_summary, clean, preview, result_summary
+
+
+class Tail:
+    """The last `rows` lines of a renderable, so a streaming answer never outgrows the screen
+    (a Live region taller than the terminal cannot be redrawn in place)."""
+
+    def __init__(self, renderable: RenderableType, rows: int) -> None:
+        self.renderable = renderable
+        self.rows = rows
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(self.renderable, options, pad=False)
+        for line in lines[-self.rows:]:
+            yield from line
+            yield Segment.line()
+
+
+class RichRenderer(Renderer):
+    interactive = True
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None, console: Console | None = None) -> None:
+        super().__init__(out, err)
+        self.console = console or Console(file=self.out, highlight=False, emoji=False)
+        self.err_tty = self.err.isatty()
+        self._live: Live | None = None
+        self._answer = ""  # the model text not yet printed for good
+        self._spinner = Spinner("dots", style="cyan")
+        self._waiting = ""
+        self._since = time.monotonic()  # when the current wait began
+        self._started = time.monotonic()  # when the turn began
+        self._tools: list[tuple[str, float]] = []  # calls awaiting their result
+
+    # -- the live region -----------------------------------------------------
+    def begin_turn(self, label: str = "") -> None:
+        self.end_turn()
+        self._answer, self._tools = "", []
+        self._started = time.monotonic()
+        self._wait(label or t("spin_thinking"))
+        self._start_live()
+
+    def _start_live(self) -> None:
+        self._live = Live(console=self.console, get_renderable=self._view, transient=True,
+                          refresh_per_second=12, redirect_stdout=True, redirect_stderr=True)
+        self._live.start(refresh=True)  # drawn now: the first print above it must know its height
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """No live region meanwhile (a question is asked); it comes back after, if a turn runs."""
+        self._flush_answer()
+        live, self._live = self._live, None
+        if live is not None:
+            live.stop()
+        try:
+            yield
+        finally:
+            if live is not None and self._live is None:
+                self._start_live()
+
+    def end_turn(self) -> None:
+        self._flush_answer()
+        if self._live is not None:
+            live, self._live = self._live, None
+            live.stop()
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self._started
+
+    def _wait(self, label: str) -> None:
+        self._waiting, self._since = label, time.monotonic()
+
+    def _view(self) -> RenderableType:
+        if self._answer.strip():
+            return Tail(Markdown(self._answer), max(3, self.console.size.height - 3))
+        secs = time.monotonic() - self._since
+        self._spinner.update(text=Text(f"{self._waiting} {secs:.1f}s", style="dim"))
+        return self._spinner
+
+    def _print(self, renderable: RenderableType) -> None:
+        self.console.print(renderable, markup=False, highlight=False)
+
+    def _flush_answer(self) -> None:
+        text, self._answer = self._answer, ""
+        if text.strip():
+            self._print(Markdown(text))
+
+    # -- what the REPL calls -------------------------------------------------
+    def line(self, text: str = "") -> None:
+        self._flush_answer()
+        self._print(Text(text))
+
+    info = line  # stdout is this terminal
+
+    def error(self, text: str) -> None:
+        self._flush_answer()
+        if self.err_tty:  # the same screen: keep the order with everything else
+            self._print(Text(text, style="red"))
+        else:
+            print(text, file=self.err, flush=True)
+
+    def notice(self, text: str, warning: bool = False) -> None:
+        if warning:
+            self._flush_answer()
+            self._print(Text(text, style="yellow"))
+        else:
+            self.line_dim(text)
+
+    def line_dim(self, text: str) -> None:
+        self._flush_answer()
+        self._print(Text(text, style="dim"))
+
+    hint = line_dim
+
+    def stream(self, delta: str) -> None:
+        self._answer += clean(delta)
+
+    def end_stream(self) -> None:
+        self._flush_answer()
+
+    def tool_call(self, name: str, args: dict) -> None:
+        self._flush_answer()
+        self._print(Text.assemble(("⏺ ", "cyan"), (call_summary(name, args), "bold")))
+        self._tools.append((name, time.monotonic()))
+        self._wait(t("spin_tool", name=clean(name)))
+
+    def tool_result(self, content: str, error: bool, name: str = "") -> None:
+        self._flush_answer()
+        i = next((i for i, (n, _) in enumerate(self._tools) if n == name), 0)
+        started = self._tools.pop(i)[1] if self._tools else time.monotonic()
+        what = t("tool_failed", err=preview(content, 90)) if error else result_summary(content)
+        self._print(Text.assemble(("  ⎿  ", "dim"), (what, "red" if error else ""),
+                                  (f" · {time.monotonic() - started:.1f}s", "dim")))
+        if not self._tools:
+            self._wait(t("spin_thinking"))
+
+    def progress(self, text: str, final: bool) -> None:
+        if final:
+            self.line_dim(preview(text))
+        else:
+            self._wait(preview(text, 80))
+
+    def status(self, st: Status) -> None:
+        self.end_turn()
+        tokens = st.reported if st.reported else st.estimated
+        parts = [default("provider").removesuffix(" · ") or st.model, t("tty_thread", id=_short_id(st.thread)), t("tty_turns", n=st.turn, ctx=st.context_turns),
+                 t("tty_tokens", n=f"{tokens:,}", est="" if st.reported else "~"),
+                 t("tty_budget", pct=st.pct, budget=f"{st.budget:,}")]
+        if st.trimmed:
+            parts.append(t("tty_trimmed"))
+        if st.summarized:
+            parts.append(t("tty_summarized"))
+        parts.append(f"{st.seconds:.1f}s")
+        self._print(Text(" · ".join(p for p in parts if p), style="dim"))
+
+    def block(self, text: str, title: str = "") -> None:
+        self._flush_answer()
+        body = Markdown(clean(text))
+        self._print(Panel(body, title=title, title_align="left", border_style="dim") if title else body)
+
+    def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "",
+              header: bool = False, current: int | None = None) -> None:
+        self._flush_answer()
+        if title:
+            self._print(Text(title, style="bold"))
+        tab = Table(box=None,
+                    header_style="bold dim", pad_edge=False, padding=(0, 2, 0, 0))
+        for col, h in enumerate(headers):
+            numeric = all(isinstance(r[col], int) or r[col] == "-" for r in rows[:-1] or rows)
+            tab.add_column(h, justify="right" if numeric else "left", overflow="ellipsis", no_wrap=True)
+        total = bool(rows) and str(rows[-1][0]) == t("tokens_total")
+        for i, row in enumerate(rows):
+            cells = [Text(f"{c:,}" if isinstance(c, int) else clean(str(c))) for c in row]
+            tab.add_row(*cells, style="bold cyan" if i == current else "bold" if total and i == len(rows) - 1 else None,
+                        end_section=total and i == len(rows) - 2)
+        self.console.print(tab)
+
+    def clear(self) -> None:
+        self.console.clear()
+
+
+def _short_id(tid: str) -> str:
+    return tid if len(tid) <= 16 else tid[:8] + "…"
+
+
+__all__ = ["RichRenderer", "Tail"]

@@ -1,0 +1,350 @@
+"""The loop: read a line, run a turn or a slash command, render events.
+
+Piped stdin reads lines with LineReader and prints with the plain Renderer; at a terminal
+(client/ui/tui.py) input comes from prompt_toolkit and output from the rich renderer. Slash
+commands live in client/ui/slash.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import threading
+import time
+from contextlib import nullcontext
+
+from client.ui import commands
+from client.core.config import EXIT_WORDS, THREAD_ID_RE, ConfigError, Settings
+from client.core.faults import AuthError
+from client.ui.forms import TerminalForms
+from client.ui.i18n import t
+from client.engine.mcp import ToolHub
+from client.ui.oneshot import Capture, to_json
+from client.ui.render import Renderer, Status, debug_traceback, redact
+from client.engine.session import ChatSession, Notice, Refused, Text, ToolCall, ToolResult, TurnDone
+from client.ui.slash import SlashCommands, print_threads
+from client.ui.slash_mcp import McpSlash
+from client.engine.store import StoreError
+from client.ui.tui import TtyReader, quiet_input
+
+
+class LineReader:
+    """stdin lines on a daemon thread, so a blocked read never holds up exit.
+
+    Undecodable bytes are replaced; None means EOF.
+    """
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+
+        def emit(raw: bytes | None) -> None:
+            line = None if raw is None else raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            loop.call_soon_threadsafe(self.queue.put_nowait, line)
+
+        def pump() -> None:
+            # os.read on the raw fd: a thread blocked here holds no Python I/O
+            # lock, so interpreter shutdown never waits on it.
+            fd, pending = sys.stdin.fileno(), b""
+            while chunk := _read(fd):
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for raw in lines:
+                    emit(raw)
+            if pending:
+                emit(pending)
+            emit(None)
+
+        threading.Thread(target=pump, name="stdin", daemon=True).start()
+
+    async def read(self, prompt: str | None = None, *, main: bool = False) -> str | None:
+        if prompt and sys.stdin.isatty():
+            out = sys.stdout if sys.stdout.isatty() else sys.stderr  # stdout keeps only answers
+            out.write(prompt)
+            out.flush()
+        line = await self.queue.get()
+        if line is None:
+            self.queue.put_nowait(None)  # stay at EOF
+        return line
+
+
+class Repl(SlashCommands, McpSlash):
+    def __init__(self, settings: Settings, session: ChatSession, hub: ToolHub, renderer: Renderer) -> None:
+        self.s = settings
+        self.session = session
+        self.hub = hub
+        self.r = renderer
+        hub.on_progress = renderer.progress  # long-running MCP tools
+        self.reader: LineReader | TtyReader | None = None
+        self._current: asyncio.Task | None = None  # what Ctrl-C cancels
+        self.capture: Capture | None = None  # -p: what the one turn produced
+
+    async def read_line(self, prompt: str | None = None, *, main: bool = False) -> str | None:
+        """A line, or None at EOF or on Ctrl-C at the prompt."""
+        assert self.reader is not None
+        self._current = asyncio.ensure_future(self.reader.read(prompt, main=main))
+        try:
+            return await self._current
+        except asyncio.CancelledError:
+            if self._current.cancelled() and not _self_cancelling():
+                self.r.line("")
+                return None
+            raise
+        finally:
+            self._current = None
+
+    async def choose_thread(self) -> None:
+        tid = self.s.thread
+        if tid is None and self.s.continue_last:
+            tid = await self.last_thread()
+            if tid is None:
+                self.r.info(t("continue_none"))
+        elif tid is None and not self.s.new and self.s.prompt is None:
+            tid = await self.ask_thread(first=True)
+            while tid is not None and not THREAD_ID_RE.match(tid):
+                if not self.r.interactive:  # a script: no second chance, exit 2
+                    raise ConfigError("bad_thread_id")
+                self.r.error(t("bad_thread_id"))
+                tid = await self.ask_thread(first=False)
+        await self.switch(tid)
+
+    async def last_thread(self) -> str | None:
+        """This user's most recently active thread (-c)."""
+        for th in await self.session.store.list_threads():  # newest first
+            if th.user_name == self.s.user:
+                return th.thread_id
+        return None
+
+    async def ask_thread(self, first: bool) -> str | None:
+        if self.r.interactive:
+            line = await self.read_line(t("ask_thread") + " ")
+            if line is None:  # Ctrl-C / Ctrl-D: leave
+                raise EOFError
+            return (line or "").strip() or None
+        print(t("ask_thread"), end="", flush=True, file=self.r.meta)
+        line = await self.read_line()
+        if first:
+            print(flush=True, file=self.r.meta)
+        elif line is None:
+            raise EOFError
+        return (line or "").strip() or None
+
+    async def end_thread(self) -> None:
+        """Memory update for the thread being left; best effort, one line."""
+        if self.session.memory is not None and self.session.thread_id:
+            self.r.begin_turn(t("spin_memory"))
+        try:
+            up = await self.session.end()
+        except Exception as e:  # noqa: BLE001
+            self.r.error(t("memory_failed", err=_short(e)))
+            return
+        finally:
+            self.r.end_turn()
+        if up is None:
+            return
+        if up.error:
+            self.r.error(t("memory_failed", err=redact(up.error, self.s.secrets())))
+            return
+        if up.unscored:
+            self.r.error(t("memory_unscored"))
+        if not up.added and not up.updated:  # say it plainly: nothing of this session is remembered
+            self.r.info(t("memory_nothing_kept", candidates=up.candidates))
+            return
+        self.r.info(t("memory_saved", candidates=up.candidates, added=up.added, updated=up.updated))
+
+    async def switch(self, tid: str | None) -> None:
+        if self.session.thread_id and tid != self.session.thread_id:
+            await self.end_thread()
+        try:
+            existed = await self.session.open(tid)
+        except StoreError as e:  # e.g. thread_busy: open in another client
+            if not self.session.thread_id:
+                raise  # at start-up: one line, exit 1
+            self.r.error(t(e.key, **e.fmt))  # mid-session: stay on the current thread
+            return
+        self.r.info(t("current_thread", id=self.session.thread_id))
+        if existed:
+            info = await self.session.store.get_thread(self.session.thread_id)
+            if info and info.turns:
+                self.r.info(t("resumed", turns=info.turns))
+                if self.r.interactive and info.title:
+                    self.r.hint(t("title_show", title=info.title))
+
+    async def run(self) -> int:
+        once = self.s.prompt is not None  # -p: no input is read after the prompt
+        if once:
+            self.reader = None
+        elif self.r.interactive:
+            from client.ui.approve import TerminalApprover
+
+            self.reader = TtyReader(self.s.user)
+            self.hub.permissions.approver = TerminalApprover(self.r)  # type: ignore[arg-type]
+        else:
+            self.reader = LineReader()
+        self.serve_requests()
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_signal_handler(signal.SIGINT, self._interrupt)
+        except (NotImplementedError, RuntimeError):  # not the main thread / platform
+            pass
+        try:
+            return await (self.run_once(self.s.prompt or "") if once else self._run())
+        finally:
+            try:
+                loop.remove_signal_handler(signal.SIGINT)
+            except (NotImplementedError, RuntimeError):
+                pass
+
+    def serve_requests(self) -> None:
+        """Server requests (elicitation, sampling) become notices, and forms at a terminal."""
+        features = getattr(self.hub, "features", None)
+        if features is None:
+            return
+        features.on_event = lambda key, fmt: self.r.notice(t(key, **fmt))
+        if self.r.interactive and self.reader is not None:
+            reader = self.reader
+            TerminalForms(lambda prompt: reader.read(prompt), self.r).install(features)
+
+    async def run_once(self, prompt: str) -> int:
+        """-p: answer one message on the chosen thread, then leave (memory updated as usual)."""
+        json_out = self.s.output_format == "json"
+        self.capture = cap = Capture(stream=not json_out)
+        await self.choose_thread()
+        await self.turn(prompt)
+        await self.end_thread()
+        if json_out:
+            self.r.out.write(to_json(cap, self.session.thread_id, self.s.model, self.session.context.strategy) + "\n")
+            self.r.out.flush()
+        return cap.code
+
+    def _interrupt(self) -> None:
+        if self._current is not None and not self._current.done():
+            self._current.cancel()
+
+    async def _run(self) -> int:
+        await self.choose_thread()
+        self.r.info(t("greeting"))
+        self.r.hint(t("tty_hints"))
+        if self.s.yes:
+            self.r.hint(t("perm_list_yes"))
+        while True:
+            line = await self.read_line("\nUser: ", main=True)
+            if line is None:
+                break
+            text = line.strip()
+            if not text:
+                continue
+            if text.lower() in EXIT_WORDS:
+                break
+            cmd = commands.parse(text)
+            if cmd is not None:
+                if await self.command(cmd) == "exit":
+                    break
+                continue
+            await self.turn(await self.with_mentions(text))
+        await self.end_thread()
+        self.r.info(t("bye"))
+        return 0
+
+    async def turn(self, text: str, **kw: object) -> None:
+        started = time.monotonic()
+
+        async def consume() -> None:
+            async for ev in self.session.turn(text, **kw):  # type: ignore[arg-type]
+                if self.capture is not None:
+                    self.capture.record(ev)
+                if isinstance(ev, TurnDone):
+                    await self.show_status(ev, time.monotonic() - started)
+                else:
+                    self.render(ev)
+
+        self.r.begin_turn()
+        self._current = asyncio.ensure_future(consume())
+        try:
+            with quiet_input() if self.r.interactive else nullcontext():
+                await self._current
+        except asyncio.CancelledError:
+            if not self._current.cancelled() or _self_cancelling():
+                raise
+            if self.capture is not None:
+                self.capture.interrupted = True
+                self.capture.error = t("interrupted")
+            self.r.error(t("interrupted"))  # Ctrl-C: this turn only
+        except AuthError:
+            raise
+        except Exception as e:  # noqa: BLE001 - one line, the session goes on
+            if self.s.debug:
+                self.r.end_turn()
+                print(debug_traceback(self.s.secrets()), file=sys.stderr)
+            msg = t("turn_error", err=redact(_short(e), self.s.secrets()))
+            if self.capture is not None:
+                self.capture.error = msg
+            self.r.error(msg)
+        finally:
+            self._current = None
+            self.r.end_turn()
+
+    async def show_status(self, ev: TurnDone, seconds: float) -> None:
+        info = await self.session.store.get_thread(self.session.thread_id) if self.r.interactive else None
+        st = ev.stats
+        self.r.status(Status(self.s.model, self.session.thread_id, info.turns if info else 0, ev.turns_in_context,
+                             st.estimated, st.reported, ev.budget, ev.trimmed, ev.summarized, seconds))
+
+    def render(self, ev: object) -> None:
+        if isinstance(ev, Text):
+            if self.capture is None or self.capture.stream:
+                self.r.stream(ev.delta)
+        elif isinstance(ev, ToolCall):
+            self.r.tool_call(ev.name, ev.args)
+        elif isinstance(ev, ToolResult):
+            denied = ev.permission.startswith("deny:")
+            self.r.tool_result(t("perm_denied_result") if denied else ev.content, ev.error, ev.name)
+            for err in _drain(self.hub.permissions.save_errors):
+                self.r.error(t("perm_save_failed", err=err))
+        elif isinstance(ev, Notice):
+            self.r.notice(t(ev.key, **ev.fmt), ev.warning)
+            if self.capture is not None:
+                self.capture.notices.append(t(ev.key, **ev.fmt))
+        elif isinstance(ev, Refused):
+            self.r.error(t(ev.key, **ev.fmt))
+            if self.capture is not None:
+                self.capture.error = t(ev.key, **ev.fmt)
+
+    async def turn_compact(self, focus: str) -> None:
+        self.r.begin_turn(t("spin_summary"))
+        try:
+            async for ev in self.session.compact(focus or None):
+                self.render(ev)
+        except Exception as e:  # noqa: BLE001
+            self.r.error(t("turn_error", err=redact(_short(e), self.s.secrets())))
+        finally:
+            self.r.end_turn()
+
+
+def _drain(items: list) -> list:
+    out = list(items)
+    items.clear()
+    return out
+
+
+def _read(fd: int) -> bytes:
+    try:
+        return os.read(fd, 65536)
+    except OSError:
+        return b""
+
+
+def _self_cancelling() -> bool:
+    """True when the running task itself is being cancelled (shutdown), not just a child."""
+    task = asyncio.current_task()
+    return bool(task and task.cancelling())
+
+
+def _short(e: BaseException) -> str:
+    s = str(e).strip().splitlines()
+    return (s[0] if s else type(e).__name__)[:300]
+
+
+__all__ = ["LineReader", "Repl", "print_threads"]
