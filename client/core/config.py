@@ -99,20 +99,10 @@ class Settings:
     )
 
     def secrets(self) -> list[str]:
-        """Values that must never be printed or stored."""
-        from client.engine.store.pg_url import url_passwords  # a password in a postgresql:// --db URL
+        """Values that must never be printed or stored (client/core/secrets.py decides which)."""
+        from client.core.secrets import settings_secrets
 
-        return [v for v in [self.api_key or "", *env_secrets(), *url_passwords(self.db)] if len(v) >= 4]
-
-
-SECRET_VARS = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "OPENAI_API_KEY", "NAVER_CLIENT_SECRET", "NAVER_CLIENT_ID")
-
-
-def env_secrets() -> list[str]:
-    from client.engine.store.pg_url import url_passwords  # the password of a postgresql:// CHECKPOINT_DB
-
-    vals = [*(os.environ.get(n, "") for n in SECRET_VARS), *url_passwords(os.environ.get("CHECKPOINT_DB", ""))]
-    return [v for v in vals if len(v) >= 4]
+        return settings_secrets(self.api_key, self.db)
 
 
 def env_flag(name: str) -> bool:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from client.ui import i18n
-from client.core.config import ConfigError, Settings, add_chat_options, add_common_options, add_db_option, env_secrets, resolve, resolve_db
+from client.core.config import ConfigError, Settings, add_chat_options, add_common_options, add_db_option, resolve, resolve_db
 from client.ui.i18n import t, tr
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir, user_env_file
 
@@ -215,7 +215,7 @@ def client_features(settings: Settings, model: object):  # -> ClientFeatures
 
 def _missing_file(db: str) -> bool:
     """A SQLite path with no file behind it: read-only commands must not create one."""
-    from client.engine.store.pg_url import is_postgres_url
+    from client.core.pg_url import is_postgres_url
 
     return not is_postgres_url(db) and not Path(db).exists()
 
@@ -327,9 +327,11 @@ def report(e: Exception, argv: list[str], debug: bool) -> int:
     """One line for an expected error (Korean unless --lang en); a traceback only with --debug."""
     from client.core.faults import AuthError
     from client.engine.local.weights import SetupError
-    from client.ui.render import debug_traceback, redact
+    from client.core.faults import one_line
+    from client.core.pg_url import url_passwords
+    from client.core.secrets import Redactor, env_secrets
     from client.engine.store import StoreError
-    from client.engine.store.pg_url import url_passwords
+    from client.ui.render import debug_traceback
 
     if isinstance(e, StoreError):
         print(t(e.key, **e.fmt), file=sys.stderr)
@@ -340,11 +342,10 @@ def report(e: Exception, argv: list[str], debug: bool) -> int:
     if isinstance(e, SetupError):  # --provider local could not build, fetch or start its model
         print(t("local_failed", err=str(e)), file=sys.stderr)
         return EXIT_RUNTIME
-    secrets = env_secrets() + [pw for a in argv for pw in url_passwords(a)]  # a --db URL's password too
+    redact = Redactor(env_secrets() + [pw for a in argv for pw in url_passwords(a)])  # a --db URL's password too
     if debug:
-        print(debug_traceback(secrets), file=sys.stderr)
-    line = str(e).splitlines()[0] if str(e) else type(e).__name__
-    print(t("turn_error", err=redact(line, secrets)), file=sys.stderr)
+        print(debug_traceback(redact.secrets), file=sys.stderr)
+    print(t("turn_error", err=redact(one_line(e))), file=sys.stderr)
     return EXIT_RUNTIME
 
 

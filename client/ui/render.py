@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass
 from typing import Sequence, TextIO
 
+from client.core.secrets import redact  # noqa: F401 - the one redactor, re-exported for ui modules
 from client.ui.i18n import t
 
 _ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
@@ -25,14 +26,6 @@ PREVIEW_CHARS = 200
 def clean(text: str) -> str:
     """Neutralize terminal escape sequences and control characters."""
     return _CTRL.sub("", _ANSI.sub("", text.replace("\r\n", "\n")))
-
-
-def redact(text: str, secrets: list[str]) -> str:
-    """Mask every secret value (API keys, credentials) in text meant for output."""
-    for v in secrets:
-        if v:
-            text = text.replace(v, "***")
-    return text
 
 
 def debug_traceback(secrets: list[str]) -> str:

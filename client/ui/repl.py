@@ -17,7 +17,7 @@ from contextlib import nullcontext
 
 from client.ui import commands
 from client.core.config import EXIT_WORDS, THREAD_ID_RE, ConfigError, Settings
-from client.core.faults import AuthError
+from client.core.faults import AuthError, one_line
 from client.ui.forms import TerminalForms
 from client.ui.i18n import t
 from client.engine.mcp import ToolHub
@@ -343,8 +343,7 @@ def _self_cancelling() -> bool:
 
 
 def _short(e: BaseException) -> str:
-    s = str(e).strip().splitlines()
-    return (s[0] if s else type(e).__name__)[:300]
+    return one_line(e, 300)
 
 
 __all__ = ["LineReader", "Repl", "print_threads"]

@@ -14,6 +14,7 @@ from client.ui.export import to_json, to_markdown
 from client.ui.i18n import t
 from client.ui.render import Renderer, redact
 from client.engine.store import StoreError
+from client.core.faults import one_line
 
 if TYPE_CHECKING:
     from client.core.config import Settings
@@ -237,7 +238,7 @@ class SlashCommands:
         except Exception as e:  # noqa: BLE001 - one line; switching by name still works
             names = None
             if not arg:
-                self.r.error(t("models_failed", err=redact(str(e).splitlines()[0] if str(e) else type(e).__name__,
+                self.r.error(t("models_failed", err=redact(one_line(e),
                                                           self.s.secrets())))
                 return
         if not arg:

@@ -46,10 +46,3 @@ def url_passwords(url: str) -> list[str]:
                 out.append(v)
     return sorted(out, key=len, reverse=True)
 
-
-def redact(text: str, url: str) -> str:
-    """`text` (e.g. a driver's error message) with the URL masked and its password gone."""
-    text = text.replace(url, mask_url(url))
-    for pw in url_passwords(url):
-        text = text.replace(pw, MASK)
-    return mask_url(text)
