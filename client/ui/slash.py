@@ -12,6 +12,7 @@ from client.core.context import count_turns, estimate_messages_tokens, split
 from client.core.context.policy import STRATEGIES, ContextSettings
 from client.ui.export import to_json, to_markdown
 from client.ui.i18n import t
+from client.ui.mcp_view import describe_servers, describe_tools
 from client.ui.render import Renderer, redact
 from client.engine.store import StoreError
 from client.core.faults import one_line
@@ -168,11 +169,11 @@ class SlashCommands:
                      title=t("tokens_title", id=self.session.thread_id), header=True)
 
     async def cmd_tools(self, arg: str) -> None:
-        for line in self.hub.describe_tools():
+        for line in describe_tools(self.hub):
             self.r.line(line)
 
     async def cmd_servers(self, arg: str) -> None:
-        for line in self.hub.describe_servers():
+        for line in describe_servers(self.hub):
             self.r.line(line)
 
     async def cmd_permissions(self, arg: str) -> None:
