@@ -289,6 +289,9 @@ def dispatch(args: argparse.Namespace) -> int:
 
     i18n.set_lang(args.lang or os.environ.get("MCP_CHAT_LANG", "").strip() or "ko")
     if args.cmd == "chat":
+        from client.ui import local_setup  # chat loads the engine anyway
+
+        local_setup.install()  # --provider local reports its one-time setup as events: shown on stderr
         settings = resolve(args)
         settings.prompt = read_prompt(args)
         return asyncio.run(run_chat(settings))
@@ -340,7 +343,7 @@ def report(e: Exception, argv: list[str], debug: bool) -> int:
         print(t("auth_failed", err=str(e)), file=sys.stderr)
         return EXIT_CONFIG
     if isinstance(e, SetupError):  # --provider local could not build, fetch or start its model
-        print(t("local_failed", err=str(e)), file=sys.stderr)
+        print(t("local_failed", err=t(e.key, **e.fmt)), file=sys.stderr)
         return EXIT_RUNTIME
     redact = Redactor(env_secrets() + [pw for a in argv for pw in url_passwords(a)])  # a --db URL's password too
     if debug:

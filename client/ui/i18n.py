@@ -346,9 +346,12 @@ EN: dict[str, str] = {
 }
 
 from client.ui.i18n_mcp import EN as _EN_MCP, KO as _KO_MCP  # noqa: E402 - MCP client features
+from client.ui.i18n_local import EN as _EN_LOCAL, KO as _KO_LOCAL  # noqa: E402 - local provider setup
 
 KO.update(_KO_MCP)
 EN.update(_EN_MCP)
+KO.update(_KO_LOCAL)
+EN.update(_EN_LOCAL)
 TABLES = {"ko": KO, "en": EN}
 _lang = "ko"
 
