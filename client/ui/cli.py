@@ -263,14 +263,12 @@ async def run_delete(db: str, thread: str) -> int:
     if _missing_file(db):
         raise StoreError("no_thread", id=thread)
     from client.engine.store import open_store
-    from client.engine.store.sqlite import SqliteStore
 
     store = await open_store(db)
     try:
         if not await store.delete_thread(thread):
             raise StoreError("no_thread", id=thread)
-        if isinstance(store, SqliteStore):
-            await store.vacuum()  # give the space back now: delete is explicit and rare
+        await store.vacuum()  # give the space back now: delete is explicit and rare
         print(t("deleted", id=thread))
     finally:
         await store.close()
