@@ -114,3 +114,33 @@ def test_db_error_masks_url_and_password():
     url = f"postgresql://bob:{LONG}@h/db"
     out = redact_db_error(f'connection to "{url}" failed: password {LONG} / {SHORT}', url)
     assert LONG not in out and TAIL not in out and "bob:***@h" in out
+
+
+class _EchoServer:
+    """Stands in for ServerConn: the tool's result and its failure both quote the secrets."""
+
+    def __init__(self, fail: bool) -> None:
+        from mcp import types
+
+        self.spec = parse_entry("echo", {"command": "x", "env": {"A": SHORT, "B": LONG}}, "p")
+        self.tools = [types.Tool(name="echo", inputSchema={"type": "object"})]
+        self.state, self.fail = "connected", fail
+
+    async def call(self, tool, args, progress):
+        from mcp import types
+
+        if self.fail:
+            raise RuntimeError(TEXT)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=TEXT)])
+
+
+@pytest.mark.parametrize("fail", [False, True])
+async def test_tool_results_and_errors_reaching_the_model(fail):
+    from client.engine.mcp import ToolHub
+
+    hub = ToolHub([])
+    hub.servers = [_EchoServer(fail)]  # type: ignore[list-item]
+    hub._build_tools()
+    msg = await hub.tools[0].ainvoke({"type": "tool_call", "id": "c1", "name": "echo", "args": {}})
+    assert msg.status == ("error" if fail else "success")
+    no_tail(msg.content)
