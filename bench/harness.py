@@ -12,7 +12,7 @@ from typing import AsyncIterator
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from client.engine.agent import build_agent, build_model  # noqa: E402
+from client.engine.build import build_session  # noqa: E402
 from client.core.config import Settings  # noqa: E402
 from client.core.context.policy import ContextSettings  # noqa: E402
 from client.engine.mcp import ToolHub  # noqa: E402
@@ -38,15 +38,14 @@ async def client_stack(llm: LLMStub, db: str, strategy: str, *, tools: bool = Tr
                        max_input_tokens: int = 123_904, **ctx: int) -> AsyncIterator[ChatSession]:
     settings = Settings(db=db, api_key="bench-key", base_url=llm.base_url,
                         context=ContextSettings(strategy, ctx.get("max_turns"), ctx.get("summary_after", 5)),  # type: ignore[arg-type]
-                        max_input_tokens=max_input_tokens)
+                        max_input_tokens=max_input_tokens, memory=False)
     store = await open_store(db)
     hub = ToolHub()
     if tools:
         await hub.connect()
         assert not hub.error, hub.error
     try:
-        agent, mw = build_agent(build_model(settings), hub.tools, store.checkpointer, max_input_tokens)
-        yield ChatSession(settings, store, agent, mw, build_model(settings, with_tools=False))
+        yield build_session(settings, store, hub.tools)
     finally:
         await hub.aclose()
         await store.close()

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage  # noqa: E402
 
-from client.engine.agent import build_model  # noqa: E402
+from client.engine.providers import build_model  # noqa: E402
 from client.core.config import Settings  # noqa: E402
 from client.core.context.budget import estimate_text_tokens  # noqa: E402
 from client.engine.memory.manager import MemoryManager  # noqa: E402

@@ -31,10 +31,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from client.engine.agent import build_agent, build_model  # noqa: E402
-from client.core.config import Settings, add_chat_options, resolve  # noqa: E402
+from client.engine.build import build_session  # noqa: E402
+from client.core.config import Settings  # noqa: E402
+from client.ui.options import add_chat_options, resolve  # noqa: E402
 from client.core.context.policy import ContextSettings  # noqa: E402
-from client.engine.session import ChatSession, Notice, TurnDone  # noqa: E402
+from client.engine.session import Notice, TurnDone  # noqa: E402
 from client.engine.store import open_store  # noqa: E402
 
 # (message, ) planted; probes: (question, accepted answers)
@@ -137,11 +138,7 @@ async def run_one(base: Settings, lang: str, policy: str, pause: float, db: str)
     store = await open_store(db)
     run = Run(lang, policy)
     try:
-        model = build_model(s, with_tools=False)
-        agent, mw = build_agent(model, [], store.checkpointer, s.max_input_tokens)
-        if s.provider == "local":
-            mw.calibration.ratio = 1.2  # as the client does
-        session = ChatSession(s, store, agent, mw, build_model(s, with_tools=False))
+        session = build_session(s, store, [])  # as the client builds it (no tools here)
         session.wait_for_summary = pause <= 0  # a person at a terminal: summaries in the background
         await session.open(f"{lang}-{policy}")
         conv = CONVERSATIONS[lang]
@@ -215,7 +212,8 @@ def write_readme(text: str, meta: str) -> None:
 
 
 async def main_async(args: argparse.Namespace) -> list[Run]:
-    from client.engine.providers import provider_runtime
+    from client.engine.providers import get_provider
+    from client.ui.i18n import t
 
     os.environ.setdefault("MCP_CHAT_TEMPERATURE", "0")
     stub = None
@@ -227,7 +225,7 @@ async def main_async(args: argparse.Namespace) -> list[Run]:
         os.environ.setdefault("LANGCHAIN_OPENAI_STREAM_CHUNK_TIMEOUT_S", "600")
         s = settings_for(args.provider, stub.base_url if stub else None, args.answer_tokens)
         runs: list[Run] = []
-        async with provider_runtime(s):
+        async with get_provider(s.provider).runtime(s, lambda key, fmt: print(t(key, **fmt), file=sys.stderr)):
             with tempfile.TemporaryDirectory() as tmp:
                 for lang in args.langs.split(","):
                     for policy in args.policies.split(","):

@@ -135,11 +135,10 @@ async def judge(argv: list[str], limit: int | None) -> None:
     """The production scoring request (SCORE_PROMPT) on the held-out split, in batches."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    from client.engine.agent import build_model
-    from client.core.config import add_chat_options, resolve
+    from client.engine.providers import build_model, get_provider
+    from client.ui.options import add_chat_options, resolve
     from client.core.context import text_of
     from client.engine.memory.extract import SCORE_PROMPT
-    from client.engine.providers import provider_runtime
 
     os.environ.setdefault("MCP_CHAT_TEMPERATURE", "0")  # a judge, not a chat: as repeatable as the server allows
     p = argparse.ArgumentParser()
@@ -153,7 +152,7 @@ async def judge(argv: list[str], limit: int | None) -> None:
     todo = [t for t in dict.fromkeys(held + played) if t not in scores]
     random.Random(SEED).shuffle(todo)  # mixed batches, as a session's bullets are
     started = time.monotonic()
-    async with provider_runtime(settings) as s:
+    async with get_provider(settings.provider).runtime(settings) as s:
         model = build_model(s, with_tools=False)
         for i in range(0, len(todo), JUDGE_BATCH):
             batch = todo[i : i + JUDGE_BATCH]

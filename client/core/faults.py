@@ -86,9 +86,15 @@ def backoff(attempt: int, retry_after: float | None = None, rng: random.Random |
     return delay
 
 
-async def with_retries(call: Callable[[], Awaitable[T]], on_retry: Callable[[str, float, int], None] | None = None) -> T:
-    """Run `call` with the same bounded, jittered retries as model requests."""
-    attempt = 0
+async def with_retries(call: Callable[[], Awaitable[T]], on_retry: Callable[[str, float, int], None] | None = None,
+                       on_context: Callable[[], None] | None = None) -> T:
+    """Run `call` with bounded, jittered retries (Retry-After honoured): the one retry loop of
+    model requests, agent turns and summaries alike.
+
+    `on_retry(err, delay, next_try)` hears each wait; `on_context()`, when given, is called once
+    when the model rejects the input as too long (the caller shrinks it) and the call is repeated.
+    """
+    attempt, context_retried = 0, False
     while True:
         attempt += 1
         try:
@@ -97,7 +103,13 @@ async def with_retries(call: Callable[[], Awaitable[T]], on_retry: Callable[[str
             fault = classify(e)
             if fault.kind == "auth":
                 raise AuthError(describe(e)) from None
+            if fault.kind == "context" and on_context is not None and not context_retried:
+                context_retried = True
+                on_context()
+                continue
             if fault.kind != "retry" or attempt >= MAX_TRIES:
+                if is_empty_stream(e):  # one plain line for the user, not langchain's wording
+                    raise IncompleteResponse("incomplete response (empty stream)") from None
                 raise
             delay = backoff(attempt, fault.retry_after)
             if on_retry:

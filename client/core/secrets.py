@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 from typing import Iterable, Mapping
 
-from client.core.pg_url import mask_url, url_passwords
+from client.core.config import Settings, url_passwords
+from client.core.pg_url import mask_url
 
 # Environment variables whose values are credentials, wherever they are read.
 SECRET_VARS = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "OPENAI_API_KEY", "NAVER_CLIENT_SECRET", "NAVER_CLIENT_ID")
@@ -32,9 +33,9 @@ def env_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     return keep([*(env.get(n, "") for n in SECRET_VARS), *url_passwords(env.get(DB_VAR, ""))])
 
 
-def settings_secrets(api_key: str | None, db: str | None) -> list[str]:
+def settings_secrets(s: Settings) -> list[str]:
     """What a run must never print or store: its key, the environment's secrets, a --db password."""
-    return keep([api_key or "", *env_secrets(), *url_passwords(db or "")])
+    return keep([s.api_key or "", *env_secrets(), *url_passwords(s.db or "")])
 
 
 def spec_secrets(env: Mapping[str, str] | None = None, headers: Mapping[str, str] | None = None,

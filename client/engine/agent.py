@@ -1,9 +1,7 @@
-"""Builds the model, the agent, and the middleware that shapes each request."""
+"""Builds the agent and the middleware that shapes each request (the model: client/engine/providers.py)."""
 
 from __future__ import annotations
 
-import asyncio
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
@@ -13,35 +11,13 @@ from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResp
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
-from langchain_core.utils.function_calling import convert_to_openai_tool
-from langchain_naver import ChatClovaX
 from langgraph.config import get_stream_writer
 
 from client.core.config import Settings
-from client.core.faults import MAX_TRIES, AuthError, IncompleteResponse, backoff, classify, describe, is_empty_stream
-from client.core.context.budget import Calibration, estimate_messages_tokens, estimate_tools_tokens, fit_to_budget
+from client.core.faults import MAX_TRIES, AuthError, IncompleteResponse, with_retries
+from client.core.context.budget import Calibration, estimate_messages_tokens, fit_to_budget
+from client.engine.providers import tool_schemas
 from client.engine.limits import DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_TOOL_CALLS, TurnLimits
-
-
-def build_model(settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
-    if settings.provider != "clova":  # openai-compatible server or the local llama-server
-        from client.engine.providers import build_openai_model
-
-        return build_openai_model(settings, with_tools=with_tools)
-    kwargs: dict[str, Any] = {}
-    if settings.model.upper().startswith("HCX-007") and with_tools:
-        kwargs["reasoning_effort"] = "none"  # CLOVA requires it with tools
-    return ChatClovaX(
-        model=settings.model,
-        api_key=settings.api_key,
-        base_url=settings.base_url,
-        max_tokens=settings.max_output_tokens,
-        streaming=True,
-        stream_usage=True,
-        timeout=settings.timeout,
-        max_retries=0,  # retries are ours: visible, bounded, honouring Retry-After
-        **kwargs,
-    )
 
 
 async def check_key(settings: Settings) -> None:
@@ -99,37 +75,35 @@ class ContextMiddleware(AgentMiddleware):
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> ModelResponse:
         msgs: list[BaseMessage] = list(request.messages)
-        budget, context_retried, attempt = self.budget, False, 0
-        while True:
+        budget, attempt = self.budget, 0
+        estimate, dropped = 0, 0
+
+        async def call() -> ModelResponse:
+            nonlocal attempt, estimate, dropped
             attempt += 1
             fitted, dropped = fit_to_budget(msgs, budget, self.tools_tokens, self.calibration.ratio)
             estimate = self.tools_tokens + estimate_messages_tokens(fitted)
             if self.debug:  # shape only: never content, headers or keys
                 roles = ",".join(type(m).__name__.replace("Message", "") for m in fitted)
-                print(f"[debug] model request {attempt}: {len(fitted)} messages ({roles}), "
-                      f"~{estimate} tokens, budget {budget}", file=sys.stderr, flush=True)
+                _notify("debug_request", {"n": attempt, "count": len(fitted), "roles": roles,
+                                          "tokens": estimate, "budget": budget})
             started = time.perf_counter()
             try:
                 response = await handler(request.override(messages=fitted) if fitted != msgs else request)
                 _check_complete(response)
-                break
-            except Exception as e:  # noqa: BLE001 - classified below, re-raised when final
-                fault = classify(e)
-                if fault.kind == "auth":
-                    raise AuthError(describe(e)) from None
-                if fault.kind == "context" and not context_retried:
-                    context_retried, budget = True, budget // 2  # trim harder, once
-                    _notify("context_retry", {})
-                    continue
-                if fault.kind != "retry" or attempt >= MAX_TRIES:
-                    if is_empty_stream(e):  # one plain line for the user, not langchain's wording
-                        raise IncompleteResponse("incomplete response (empty stream)") from None
-                    raise
-                delay = backoff(attempt, fault.retry_after)
-                _notify("retrying", {"err": describe(e), "delay": delay, "n": attempt + 1, "total": MAX_TRIES})
-                await asyncio.sleep(delay)
+                return response
             finally:
                 self.stats.model_seconds += time.perf_counter() - started
+
+        def trim_harder() -> None:  # the model said the input is too long: once, with half the budget
+            nonlocal budget
+            budget //= 2
+            _notify("context_retry", {})
+
+        def retrying(err: str, delay: float, n: int) -> None:
+            _notify("retrying", {"err": err, "delay": delay, "n": n, "total": MAX_TRIES})
+
+        response = await with_retries(call, on_retry=retrying, on_context=trim_harder)
         usage = next(
             (m.usage_metadata for m in response.result if isinstance(m, AIMessage) and m.usage_metadata), None
         )
@@ -189,16 +163,20 @@ class ToolResultText(AgentMiddleware):
         return result
 
 
-def tool_schemas(tools: list[BaseTool]) -> list[dict[str, Any]]:
-    return [convert_to_openai_tool(t) for t in tools]
-
-
 def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, budget: int,
                 debug: bool = False, *, max_model_calls: int = DEFAULT_MAX_MODEL_CALLS,
                 max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
-                gate: AgentMiddleware | None = None) -> tuple[Any, ContextMiddleware]:
-    """`gate`: the tool-permission hook (client/engine/mcp/gate.py), innermost around every tool call."""
-    mw = ContextMiddleware(budget=budget, tools_tokens=estimate_tools_tokens(tool_schemas(tools)), debug=debug)
+                gate: AgentMiddleware | None = None, tools_tokens: int | None = None,
+                calibration_prior: float = 1.0) -> tuple[Any, ContextMiddleware]:
+    """`gate`: the tool-permission hook (client/engine/mcp/gate.py), innermost around every tool call.
+    `tools_tokens` and `calibration_prior`: the provider's count of the tool list and tokenizer prior
+    (client/engine/providers.py); without them, full schemas and 1.0."""
+    if tools_tokens is None:
+        from client.core.context.budget import estimate_tools_tokens
+
+        tools_tokens = estimate_tools_tokens(tool_schemas(tools))
+    mw = ContextMiddleware(budget=budget, tools_tokens=tools_tokens, debug=debug,
+                           calibration=Calibration(ratio=calibration_prior))
     limits = TurnLimits(max_model_calls, max_tool_calls)  # outermost: decides whether a call gets tools
     middleware: list[AgentMiddleware] = [limits, mw, ToolResultText(), *([gate] if gate is not None else [])]
     agent = create_agent(model, tools, checkpointer=checkpointer, middleware=middleware)

@@ -5,22 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from client.core.config import Settings, apply_model_window
+from client.core.config import Settings
+from client.engine.providers import apply_model_window, build_model, get_provider
 
 
 def build_stack(settings: Settings, tools: list, checkpointer: Any, gate: Any = None) -> tuple[Any, Any, Any]:
     """(agent, context middleware, summarizer) for settings.model; `gate` asks before unsafe tool calls."""
-    from client.engine.agent import build_agent, build_model
+    from client.engine.agent import build_agent
 
+    provider = get_provider(settings.provider)
     model = build_model(settings, with_tools=bool(tools))
     summarizer = build_model(settings, with_tools=False)
     agent, mw = build_agent(model, tools, checkpointer, settings.max_input_tokens, settings.debug,
-                            max_model_calls=settings.max_model_calls, max_tool_calls=settings.max_tool_calls, gate=gate)
-    if settings.provider == "local":  # the local template lists tools compactly: count what is sent
-        from client.engine.providers import local_tools_tokens
-
-        mw.tools_tokens = local_tools_tokens(tools)
-        mw.calibration.ratio = 1.2  # prior until the server reports: Qwen's tokenizer vs our estimate
+                            max_model_calls=settings.max_model_calls, max_tool_calls=settings.max_tool_calls, gate=gate,
+                            tools_tokens=provider.tools_tokens(tools), calibration_prior=provider.calibration_prior)
     return agent, mw, summarizer
 
 
@@ -49,6 +47,3 @@ def switch_model(session: Any, tools: list, name: str, gate: Any = None) -> None
     session.agent, session.mw, session.summarizer = agent, mw, summarizer
     if session.memory is not None:
         session.memory.model = summarizer
-    from client.engine.providers import _announce
-
-    _announce(s)  # status lines and /help name the new model

@@ -1,92 +1,198 @@
-"""Where the model runs: `clova` (CLOVA Studio), `openai` (any OpenAI-compatible server) or
-`local` (llama-server + a small model on this machine, prepared once, run as a child process).
+"""Where the model runs: one `Provider` per kind, in one registry.
 
-`apply_provider` settles the provider while options are resolved; `provider_runtime` starts
-and stops what the provider needs around a chat; `build_openai_model` is the chat model for
-the two non-CLOVA providers.
+`clova` (CLOVA Studio), `openai` (any OpenAI-compatible server) or `local` (llama-server and a
+small model on this machine, prepared once, run as a child process). Each provider answers
+everything the rest of the client needs to know about it: its window and output reserve, the
+calibration prior of the token estimate, how large tool results may be, how to build the chat
+model, how to count the tool list it sends, and what must run while a chat lasts.
+
+Light at import (no langchain): the command line reads the registry before `--help`.
+Nothing here prints or writes os.environ; notices go out as (key, fields) to the caller.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator
-from urllib.parse import urlsplit
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.tools import BaseTool
+from client.core.config import MIN_TOOL_COMPLETION_TOKENS, ConfigError, Settings
+from client.engine.local.spec import CONTEXT_WINDOW, QWEN_CODER_15B, RESERVED_OUTPUT, TOOL_RESULT_CHARS
 
-from client.ui import i18n
-from client.core.config import ConfigError, Settings
-from client.core.context.budget import estimate_text_tokens
-from client.engine.local.spec import QWEN_CODER_15B, TOOL_RESULT_CHARS
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.tools import BaseTool
 
-from client.ui.provider_options import PROVIDERS, add_provider_options  # noqa: F401 - light, parsed before the rest
-LOCAL_MODEL = QWEN_CODER_15B.name
-LOCAL_LABEL = "Qwen2.5-Coder-1.5B-Instruct Q4_K_M"
+Notify = Callable[[str, dict[str, Any]], None]  # (message key, fields): the ui words and shows it
+
+SUMMARY_OUTPUT = 600  # one summary section, at most
+# (input window, reserved output) per CLOVA model; other models get the provider's defaults.
+CLOVA_WINDOWS: dict[str, tuple[int, int]] = {
+    "HCX-005": (128_000, 4_096),
+    "HCX-007": (128_000, 4_096),
+    "HCX-003": (8_192, 1_024),
+    "HCX-DASH-002": (32_000, 1_024),
+    "HCX-DASH-001": (4_096, 1_024),
+}
 # llama-server's sampling options, sent in the OpenAI-compatible body: a repetition guard for a
 # 1.5B model that otherwise repeats one sentence until the output limit.
 LOCAL_SAMPLING = {"repeat_penalty": 1.1, "repeat_last_n": 256, "frequency_penalty": 0.2}
 LOCAL_MAX_OUTPUT = 512  # answers, of a 4,096-token window
-LOCAL_SUMMARY_OUTPUT = 200  # one summary section
-SUMMARY_OUTPUT = 600
 
 
-def apply_provider(s: Settings, args: argparse.Namespace) -> None:
-    """Choose the provider and set model, endpoint and key for it (before the budget)."""
-    chosen = getattr(args, "provider", None) or os.environ.get("MCP_CHAT_PROVIDER", "").strip() or None
-    if chosen is not None and chosen not in PROVIDERS:
-        raise ConfigError("bad_option", detail=f"MCP_CHAT_PROVIDER={chosen!r}")
-    base_url = getattr(args, "base_url", None)
-    s.provider = chosen or ("clova" if s.api_key else "local")
-    s.provider_auto = chosen is None and s.provider == "local"
-    if s.provider == "clova":
+def _ignore(key: str, fmt: dict[str, Any]) -> None:
+    pass
+
+
+@dataclass(frozen=True)
+class Provider:
+    """Facts and behaviour of one provider. Subclasses override what differs."""
+
+    name: str
+    label: str  # plain words for the model family; the ui turns it into a sentence
+    window: int = 32_000  # input window of a model not listed in `windows`
+    reserved_output: int = 2_048
+    windows: dict[str, tuple[int, int]] = field(default_factory=dict)
+    calibration_prior: float = 1.0  # tokenizer tokens per estimated token, until the server reports
+    tool_result_chars: int | None = None  # cap for the bundled search server; None: its own default
+    summary_output: int = SUMMARY_OUTPUT
+    memory_budget: int | None = None  # cap on the [장기 기억] section, for small windows
+
+    def window_for(self, model: str) -> tuple[int, int]:
+        """(input window, reserved output) of `model`."""
+        return self.windows.get(model, (self.window, self.reserved_output))
+
+    def settle(self, s: Settings, *, model: str | None, base_url: str | None) -> None:
+        """Endpoint, key and model of this provider, from options and the environment."""
         s.base_url = base_url or s.base_url
-    elif s.provider == "openai":
+
+    def build_model(self, settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
+        raise NotImplementedError
+
+    def tools_tokens(self, tools: list[BaseTool]) -> int:
+        """Estimated tokens of the tool list as this provider sends it."""
+        from client.core.context.budget import estimate_tools_tokens
+
+        return estimate_tools_tokens(tool_schemas(tools))
+
+    def summary_tokens(self, s: Settings) -> int:
+        return min(self.summary_output, s.max_output_tokens)
+
+    @asynccontextmanager
+    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Settings]:
+        """What must run while the chat lasts; nothing by default."""
+        yield s
+
+
+@dataclass(frozen=True)
+class ClovaProvider(Provider):
+    def build_model(self, settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
+        from langchain_naver import ChatClovaX
+
+        kwargs: dict[str, Any] = {}
+        if settings.model.upper().startswith("HCX-007") and with_tools:
+            kwargs["reasoning_effort"] = "none"  # CLOVA requires it with tools
+        return ChatClovaX(
+            model=settings.model,
+            api_key=settings.api_key,
+            base_url=settings.base_url,
+            max_tokens=settings.max_output_tokens,
+            streaming=True,
+            stream_usage=True,
+            timeout=settings.timeout,
+            max_retries=0,  # retries are ours: visible, bounded, honouring Retry-After
+            **kwargs,
+        )
+
+    @asynccontextmanager
+    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Settings]:
+        if not s.api_key:
+            raise ConfigError("no_key")
+        yield s
+
+
+@dataclass(frozen=True)
+class OpenAIProvider(Provider):
+    def settle(self, s: Settings, *, model: str | None, base_url: str | None) -> None:
         s.base_url = base_url or os.environ.get("OPENAI_BASE_URL", "").strip()
         if not s.base_url:
             raise ConfigError("openai_no_base_url")
         s.api_key = os.environ.get("OPENAI_API_KEY") or None
-        s.model = getattr(args, "model", None) or os.environ.get("OPENAI_MODEL", "").strip()
+        s.model = model or os.environ.get("OPENAI_MODEL", "").strip()
         if not s.model:
             raise ConfigError("openai_no_model")
-    else:
+
+    def build_model(self, settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
+        return _chat_openai(settings, {"max_tokens": settings.max_output_tokens}, None)
+
+
+@dataclass(frozen=True)
+class LocalProvider(Provider):
+    model: str = QWEN_CODER_15B.name
+
+    def settle(self, s: Settings, *, model: str | None, base_url: str | None) -> None:
         if base_url:
-            raise ConfigError("bad_option", detail="--base-url는 --provider openai 에서만 씁니다")
-        s.model = LOCAL_MODEL
+            raise ConfigError("base_url_openai_only")
+        s.model = self.model
         s.api_key = None
-        s.memory_budget = min(s.memory_budget, 300)  # of a 3,072-token budget
-        # the bundled search server reads this when spawned: results sized for a 4K window
-        os.environ.setdefault("NAVER_RESULT_MAX_CHARS", str(TOOL_RESULT_CHARS))
+        if self.memory_budget is not None:
+            s.memory_budget = min(s.memory_budget, self.memory_budget)
+
+    def build_model(self, settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
+        extra = {**LOCAL_SAMPLING, "max_tokens": min(settings.max_output_tokens, LOCAL_MAX_OUTPUT)}
+        return _chat_openai(settings, extra, 0.3)  # a small model wanders at higher temperatures
+
+    def tools_tokens(self, tools: list[BaseTool]) -> int:
+        """The local template lists tools compactly (not full schemas): count what is sent."""
+        if not tools:
+            return 0
+        from client.core.context.budget import estimate_text_tokens
+        from client.engine.local.template import render_tools
+
+        return estimate_text_tokens(render_tools(tool_schemas(tools)))
+
+    def summary_tokens(self, s: Settings) -> int:
+        return self.summary_output  # a small model writes until the limit when it loops
+
+    @asynccontextmanager
+    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Settings]:
+        external = os.environ.get("MCP_CHAT_LOCAL_URL", "").strip()
+        if external:  # a llama-server already running (shared by sessions, or the tests' recording proxy)
+            s.base_url = external
+            yield s
+            return
+        from client.engine.local import prepare, runtime_ready
+        from client.engine.local.server import install_sigterm_handler
+
+        if s.provider_auto and not runtime_ready() and not sys.stdin.isatty():
+            raise ConfigError("no_key")  # no silent 1 GiB download from a script: one line, exit 2
+        if s.provider_auto:
+            notify("auto_local", {"model": self.label})
+        install_sigterm_handler()
+        server = prepare(start=True)  # SetupError: one line, exit 1 (client/ui/cli.py)
+        try:
+            await server.wait_ready()
+            s.base_url = server.base_url
+            if s.debug:
+                notify("local_ready", {"url": server.base_url, "pid": server.pid, "seconds": server.ready_seconds})
+            yield s
+        finally:
+            server.stop()
 
 
-def describe(s: Settings) -> tuple[str, str]:
-    """(status-line prefix, /help line) naming the provider and model in plain words."""
-    if s.provider == "local":
-        what = i18n.t("provider_local", model=LOCAL_LABEL)
-    elif s.provider == "openai":
-        what = i18n.t("provider_openai", model=s.model, host=urlsplit(s.base_url).netloc or s.base_url)
-    else:
-        what = i18n.t("provider_clova", model=s.model)
-    return f"{what} · ", i18n.t("provider_help", what=what, budget=s.max_input_tokens)
-
-
-def build_openai_model(settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
+def _chat_openai(settings: Settings, extra: dict[str, Any], temperature: float | None) -> BaseChatModel:
     """ChatOpenAI, not ChatClovaX: no CLOVA-only parameters, and the output limit goes out as
-    plain `max_tokens` (llama.cpp's server ignores `max_completion_tokens`)."""
+    plain `max_tokens` in the body (llama.cpp's server ignores `max_completion_tokens`)."""
     from langchain_openai import ChatOpenAI
 
     kwargs: dict[str, Any] = {}
-    temperature = os.environ.get("MCP_CHAT_TEMPERATURE", "").strip()
-    if temperature:
-        kwargs["temperature"] = float(temperature)
-    elif settings.provider == "local":
-        kwargs["temperature"] = 0.3  # a small model wanders at higher temperatures
-    extra: dict[str, Any] = {"max_tokens": settings.max_output_tokens}
-    if settings.provider == "local":
-        extra = {**LOCAL_SAMPLING, "max_tokens": min(settings.max_output_tokens, LOCAL_MAX_OUTPUT)}
+    explicit = os.environ.get("MCP_CHAT_TEMPERATURE", "").strip()
+    if explicit:
+        kwargs["temperature"] = float(explicit)
+    elif temperature is not None:
+        kwargs["temperature"] = temperature
     return ChatOpenAI(
         model=settings.model,
         api_key=settings.api_key or "not-needed",  # local servers accept anything
@@ -100,6 +206,57 @@ def build_openai_model(settings: Settings, *, with_tools: bool = True) -> BaseCh
     )
 
 
+PROVIDERS: dict[str, Provider] = {
+    "clova": ClovaProvider("clova", "CLOVA Studio", windows=CLOVA_WINDOWS),
+    "openai": OpenAIProvider("openai", "OpenAI-compatible"),
+    "local": LocalProvider(
+        "local", "Qwen2.5-Coder-1.5B-Instruct Q4_K_M", window=CONTEXT_WINDOW, reserved_output=RESERVED_OUTPUT,
+        calibration_prior=1.2,  # Qwen's tokenizer counts ~20% more than our estimate
+        tool_result_chars=TOOL_RESULT_CHARS, summary_output=200, memory_budget=300,  # of a 3,072-token budget
+    ),
+}
+
+
+def get_provider(name: str) -> Provider:
+    try:
+        return PROVIDERS[name]
+    except KeyError:
+        raise ConfigError("bad_option", detail=f"provider={name!r}") from None
+
+
+def choose_provider(s: Settings, chosen: str | None, *, model: str | None = None, base_url: str | None = None) -> Provider:
+    """Settle s.provider (None: clova with a key, else local) and its endpoint, key and model."""
+    chosen = chosen or None
+    if chosen is not None:
+        get_provider(chosen)
+    s.provider = chosen or ("clova" if s.api_key else "local")
+    s.provider_auto = chosen is None and s.provider == "local"
+    provider = get_provider(s.provider)
+    provider.settle(s, model=model, base_url=base_url)
+    return provider
+
+
+def apply_model_window(s: Settings, budget: int | None = None) -> None:
+    """Output reserve and request budget for s.model (an explicit budget is kept)."""
+    window, out = get_provider(s.provider).window_for(s.model)
+    s.max_output_tokens = max(out, MIN_TOOL_COMPLETION_TOKENS)
+    if budget is not None:
+        s.max_input_tokens, s.budget_explicit = budget, True
+    elif not s.budget_explicit:
+        s.max_input_tokens = window - s.max_output_tokens
+
+
+def build_model(settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
+    """The chat model of settings.provider."""
+    return get_provider(settings.provider).build_model(settings, with_tools=with_tools)
+
+
+def tool_schemas(tools: list[BaseTool]) -> list[dict[str, Any]]:
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    return [convert_to_openai_tool(t) for t in tools]
+
+
 def limit_output(model: Any, max_tokens: int) -> Any:
     """The same chat model with a smaller output limit (summaries), however it sends the limit."""
     extra = getattr(model, "extra_body", None)
@@ -110,53 +267,4 @@ def limit_output(model: Any, max_tokens: int) -> Any:
 
 def summary_output_tokens(s: Settings) -> int:
     """Bounded summary sections: a small model writes until the limit when it loops."""
-    return LOCAL_SUMMARY_OUTPUT if s.provider == "local" else min(SUMMARY_OUTPUT, s.max_output_tokens)
-
-
-def local_tools_tokens(tools: list[BaseTool]) -> int:
-    """Estimate of the tool list as the local template renders it (compact, not full schemas)."""
-    from client.engine.agent import tool_schemas
-    from client.engine.local.template import render_tools
-
-    return estimate_text_tokens(render_tools(tool_schemas(tools))) if tools else 0
-
-
-def _announce(s: Settings) -> None:
-    """Every status line and /help from now on name the provider and model."""
-    status, help_line = describe(s)
-    i18n.set_defaults(provider=status, provider_help=help_line)
-
-
-@asynccontextmanager
-async def provider_runtime(s: Settings) -> AsyncIterator[Settings]:
-    """What the provider needs while the chat runs: for `local`, the prepared server."""
-    if s.provider == "clova" and not s.api_key:
-        raise ConfigError("no_key")
-    if s.provider != "local":
-        _announce(s)
-        yield s
-        return
-    external = os.environ.get("MCP_CHAT_LOCAL_URL", "").strip()
-    if external:  # a llama-server already running (shared by sessions, or the tests' recording proxy)
-        s.base_url = external
-        _announce(s)
-        yield s
-        return
-    from client.engine.local import prepare, runtime_ready
-    from client.engine.local.server import install_sigterm_handler
-
-    if s.provider_auto and not runtime_ready() and not sys.stdin.isatty():
-        raise ConfigError("no_key")  # no silent 1 GiB download from a script: one line, exit 2
-    if s.provider_auto:
-        print(i18n.t("auto_local", model=LOCAL_LABEL), file=sys.stderr, flush=True)
-    install_sigterm_handler()
-    server = prepare(start=True)  # SetupError: one line, exit 1 (client/ui/cli.py)
-    try:
-        await server.wait_ready()
-        s.base_url = server.base_url
-        _announce(s)
-        if s.debug:
-            print(f"[local] {server.base_url} pid={server.pid} ready in {server.ready_seconds:.1f}s", file=sys.stderr)
-        yield s
-    finally:
-        server.stop()
+    return get_provider(s.provider).summary_tokens(s)

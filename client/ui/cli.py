@@ -12,7 +12,9 @@ import sys
 from pathlib import Path
 
 from client.ui import i18n
-from client.core.config import ConfigError, Settings, add_chat_options, add_common_options, add_db_option, resolve, resolve_db
+from client.core.config import ConfigError, Settings
+from client.core.secrets import settings_secrets
+from client.ui.options import add_chat_options, add_common_options, add_db_option, resolve, resolve_db
 from client.ui.i18n import t, tr
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir, user_env_file
 
@@ -134,24 +136,32 @@ def read_prompt(args: argparse.Namespace) -> str | None:
 
 async def run_chat(settings: Settings) -> int:
     from client.engine.mcp import server_specs
-    from client.engine.providers import provider_runtime
+    from client.engine.providers import get_provider
+    from client.ui.provider_label import announce
 
     specs = server_specs(settings)  # a bad --mcp-config is a ConfigError: exit 2 before anything starts
     if settings.db == str(data_dir() / LOCAL_DB):  # the per-user default: its folder may not exist yet
         ensure_private_dir(data_dir())
-    async with provider_runtime(settings):  # clova: needs a key; local: starts and stops llama-server
+    # clova: needs a key; local: starts and stops llama-server
+    async with get_provider(settings.provider).runtime(settings, _stderr_notice):
+        announce(settings)  # the endpoint is settled: status lines and /help name it
         return await _chat(settings, specs)
 
 
+def _stderr_notice(key: str, fmt: dict) -> None:
+    """A provider's notice before the chat has a renderer (e.g. the local model is starting)."""
+    print(t(key, **fmt), file=sys.stderr, flush=True)
+
+
 async def _chat(settings: Settings, specs: list) -> int:
-    from client.engine.agent import build_model, check_key
+    from client.engine.agent import check_key
+    from client.engine.build import build_session
     from client.engine.mcp import ToolHub
     from client.engine.mcp.gate import PermissionGate
     from client.engine.mcp.permissions import Permissions
     from client.engine.mcp.saved_approvals import SavedApprovals, approvals_path
-    from client.engine.models import build_stack
+    from client.engine.providers import build_model
     from client.ui.repl import Repl
-    from client.engine.session import ChatSession
     from client.engine.store import open_store
     from client.ui.tui import make_renderer
 
@@ -161,7 +171,7 @@ async def _chat(settings: Settings, specs: list) -> int:
     renderer = make_renderer() if settings.prompt is None else Renderer()
     await check_key(settings)
     store = await open_store(settings.db)
-    permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), secrets=settings.secrets())
+    permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), secrets=settings_secrets(settings))
     summarizer = build_model(settings, with_tools=False)
     features = client_features(settings, summarizer)
     features.on_event = lambda key, fmt: renderer.notice(t(key, **fmt))  # e.g. an OAuth login URL at start-up
@@ -183,15 +193,7 @@ async def _chat(settings: Settings, specs: list) -> int:
         if hub.failed() and settings.require_tools:
             return EXIT_RUNTIME
         gate = PermissionGate(hub.authorize, hub.tool_of, features.drain_journal)
-        agent, mw, summarizer = build_stack(settings, hub.tools, store.checkpointer, gate=gate)
-        memory = None
-        if settings.memory:
-            from client.engine.memory.manager import MemoryManager
-
-            memory = MemoryManager(store, summarizer, settings.user, threshold=settings.memory_threshold,
-                                   top_k=settings.memory_top_k, budget_tokens=settings.memory_budget,
-                                   scorer=settings.memory_scorer)
-        session = ChatSession(settings, store, agent, mw, summarizer, memory)
+        session = build_session(settings, store, hub.tools, gate=gate)
         try:
             return await Repl(settings, session, hub, renderer).run()
         except EOFError:
@@ -326,11 +328,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def report(e: Exception, argv: list[str], debug: bool) -> int:
     """One line for an expected error (Korean unless --lang en); a traceback only with --debug."""
-    from client.core.faults import AuthError
-    from client.engine.local.weights import SetupError
-    from client.core.faults import one_line
-    from client.core.pg_url import url_passwords
+    from client.core.config import url_passwords
+    from client.core.faults import AuthError, one_line
     from client.core.secrets import Redactor, env_secrets
+    from client.engine.local.weights import SetupError
     from client.engine.store import StoreError
     from client.ui.render import debug_traceback
 

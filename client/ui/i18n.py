@@ -119,6 +119,9 @@ KO: dict[str, str] = {
     "provider_local": "로컬 {model} (이 컴퓨터에서 실행하는 소형 모델: 품질이 낮고 한국어가 서툽니다)",
     "provider_openai": "OpenAI 호환 서버 {host}의 {model}",
     "provider_clova": "CLOVA Studio {model}",
+    "base_url_openai_only": "--base-url는 --provider openai 에서만 씁니다.",
+    "local_ready": "[local] {url} pid={pid}, {seconds:.1f}초 만에 준비됨",
+    "debug_request": "[debug] 모델 요청 {n}: 메시지 {count}개 ({roles}), 약 {tokens} 토큰, 예산 {budget}",
     "provider_help": "모델: {what} · 요청 예산 {budget} 토큰",
     "auto_local": "CLOVA Studio API 키가 없어 로컬 소형 모델({model})로 대화합니다. 품질이 낮습니다; 키를 설정하면 HyperCLOVA X를 씁니다.",
     "local_failed": "로컬 모델을 준비하지 못했습니다: {err}",
@@ -287,6 +290,9 @@ EN: dict[str, str] = {
     "provider_local": "local {model} (a small model on this machine: lower quality, weak Korean)",
     "provider_openai": "{model} on the OpenAI-compatible server {host}",
     "provider_clova": "CLOVA Studio {model}",
+    "base_url_openai_only": "--base-url is for --provider openai only.",
+    "local_ready": "[local] {url} pid={pid} ready in {seconds:.1f}s",
+    "debug_request": "[debug] model request {n}: {count} messages ({roles}), ~{tokens} tokens, budget {budget}",
     "provider_help": "Model: {what} · request budget {budget} tokens",
     "auto_local": "No CLOVA Studio API key: chatting with a small local model ({model}), lower quality; set a key to use HyperCLOVA X.",
     "local_failed": "Could not prepare the local model: {err}",
@@ -366,14 +372,18 @@ _defaults: dict[str, object] = {"provider": "", "provider_help": ""}
 
 
 def set_defaults(**values: object) -> None:
-    """Values every formatted string may use, e.g. the provider on the status line."""
+    """Values every formatted string may use, e.g. the provider on the status line.
+    A callable is read each time it is used (the value follows the session)."""
     _defaults.update(values)
 
 
 def default(name: str) -> str:
-    return str(_defaults.get(name, ""))
+    value = _defaults.get(name, "")
+    return str(value() if callable(value) else value)
 
 
 def t(key: str, **fmt: object) -> str:
     text = TABLES[_lang].get(key) or KO.get(key) or key
-    return text.format(**{**_defaults, **fmt}) if fmt else text
+    if not fmt:
+        return text
+    return text.format(**{**{k: default(k) for k in _defaults if "{" + k in text}, **fmt})

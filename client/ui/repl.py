@@ -18,6 +18,7 @@ from contextlib import nullcontext
 from client.ui import commands
 from client.core.config import EXIT_WORDS, THREAD_ID_RE, ConfigError, Settings
 from client.core.faults import AuthError, one_line
+from client.core.secrets import settings_secrets
 from client.ui.forms import TerminalForms
 from client.ui.i18n import t
 from client.engine.mcp import ToolHub
@@ -145,7 +146,7 @@ class Repl(SlashCommands, McpSlash):
         if up is None:
             return
         if up.error:
-            self.r.error(t("memory_failed", err=redact(up.error, self.s.secrets())))
+            self.r.error(t("memory_failed", err=redact(up.error, settings_secrets(self.s))))
             return
         if up.unscored:
             self.r.error(t("memory_unscored"))
@@ -277,8 +278,8 @@ class Repl(SlashCommands, McpSlash):
         except Exception as e:  # noqa: BLE001 - one line, the session goes on
             if self.s.debug:
                 self.r.end_turn()
-                print(debug_traceback(self.s.secrets()), file=sys.stderr)
-            msg = t("turn_error", err=redact(_short(e), self.s.secrets()))
+                print(debug_traceback(settings_secrets(self.s)), file=sys.stderr)
+            msg = t("turn_error", err=redact(_short(e), settings_secrets(self.s)))
             if self.capture is not None:
                 self.capture.error = msg
             self.r.error(msg)
@@ -318,7 +319,7 @@ class Repl(SlashCommands, McpSlash):
             async for ev in self.session.compact(focus or None):
                 self.render(ev)
         except Exception as e:  # noqa: BLE001
-            self.r.error(t("turn_error", err=redact(_short(e), self.s.secrets())))
+            self.r.error(t("turn_error", err=redact(_short(e), settings_secrets(self.s))))
         finally:
             self.r.end_turn()
 

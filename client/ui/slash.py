@@ -16,6 +16,7 @@ from client.ui.mcp_view import describe_servers, describe_tools
 from client.ui.render import Renderer, redact
 from client.engine.store import StoreError
 from client.core.faults import one_line
+from client.core.secrets import settings_secrets
 
 if TYPE_CHECKING:
     from client.core.config import Settings
@@ -240,7 +241,7 @@ class SlashCommands:
             names = None
             if not arg:
                 self.r.error(t("models_failed", err=redact(one_line(e),
-                                                          self.s.secrets())))
+                                                          settings_secrets(self.s))))
                 return
         if not arg:
             if names is None:

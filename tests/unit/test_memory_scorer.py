@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from client.core.config import ConfigError, add_chat_options, resolve
+from client.core.config import ConfigError
+from client.ui.options import add_chat_options, resolve
 from client.engine.memory.scorer import (ARTEFACT, FeatureConfig, LinearScorer, ScorerError, features, load, ngrams,
                                   normalize)
 

@@ -10,7 +10,8 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from client.core.config import Settings
-from client.core.secrets import (MIN_LEN, SECRET_VARS, Redactor, env_secrets, redact, redact_db_error, spec_secrets)
+from client.core.secrets import (MIN_LEN, SECRET_VARS, Redactor, env_secrets, redact, redact_db_error, settings_secrets,
+                                 spec_secrets)
 from client.engine.mcp.permissions import CallInfo, Permissions, ToolKey
 from client.engine.mcp.specs import bundled_spec, parse_entry
 
@@ -54,7 +55,7 @@ def test_env_secrets_is_the_one_list(env):
 
 def test_settings_secrets_add_the_key_and_db_password(env):
     s = Settings(api_key="sk-own-1234", db="postgresql://u:dbpw-1@h/x")
-    assert {"sk-own-1234", "dbpw-1", SHORT, LONG} <= set(s.secrets())
+    assert {"sk-own-1234", "dbpw-1", SHORT, LONG} <= set(settings_secrets(s))
 
 
 def test_spec_secrets_take_env_headers_and_bare_bearer_tokens():

@@ -6,28 +6,14 @@ Pure. The agent adapter runs the summarizer when a plan asks for one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Sequence
 
 from langchain_core.messages import BaseMessage
 
+from client.core.config import DEFAULT_MAX_TURNS, STRATEGIES, ContextSettings, Strategy  # noqa: F401 - the knobs live with the settings
 from client.core.context.summarize import SummaryPlan, plan_summary
 from client.core.context.trim import trim_turns
 from client.core.context.turns import repair_tool_pairs, split
-
-Strategy = Literal["none", "trim", "summarize"]
-STRATEGIES: tuple[str, ...] = ("none", "trim", "summarize")
-DEFAULT_MAX_TURNS = {"none": 0, "trim": 5, "summarize": 2}
-
-
-@dataclass(frozen=True)
-class ContextSettings:
-    strategy: Strategy = "summarize"
-    max_turns: int | None = None  # None: the strategy's default
-    summary_after: int = 5
-
-    @property
-    def keep_turns(self) -> int:
-        return DEFAULT_MAX_TURNS[self.strategy] if self.max_turns is None else self.max_turns
 
 
 @dataclass

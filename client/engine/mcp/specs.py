@@ -73,13 +73,17 @@ def bundled_command() -> tuple[str, list[str]]:
     return sys.executable, ["-E", "-P", "-c", _BOOT, str(root), "--transport", "stdio"]
 
 
-def bundled_spec(name: str = BUNDLED_NAME) -> ServerSpec:
-    """Our Naver search server as a stdio child, with our environment (Naver keys)."""
+def bundled_spec(name: str = BUNDLED_NAME, result_chars: int | None = None) -> ServerSpec:
+    """Our Naver search server as a stdio child, with our environment (Naver keys).
+    `result_chars`: the provider's cap on a search result (small windows), unless the user set one."""
     secrets = keep(os.environ.get(n, "") for n in SECRET_VARS)  # it inherits our whole environment
     missing = [n for n in NAVER_KEYS if not os.environ.get(n, "").strip()]  # its tools would all fail
     command, args = bundled_command()
+    env = dict(os.environ)
+    if result_chars is not None:
+        env.setdefault("NAVER_RESULT_MAX_CHARS", str(result_chars))
     return ServerSpec(
-        name=name, transport="stdio", command=command, args=args, env=dict(os.environ),
+        name=name, transport="stdio", command=command, args=args, env=env,
         shown="python -P -m server --transport stdio", secrets=secrets, bundled=True,
         missing=missing,
     )
@@ -106,7 +110,10 @@ def server_specs(settings: Any) -> list[ServerSpec]:
         specs.append(url_spec(url))
     if not specs or getattr(settings, "with_search", False):
         taken = {s.name for s in specs}
-        specs.insert(0, bundled_spec(BUNDLED_NAME if BUNDLED_NAME not in taken else "bundled-search"))
+        from client.engine.providers import get_provider
+
+        chars = get_provider(settings.provider).tool_result_chars if getattr(settings, "provider", None) else None
+        specs.insert(0, bundled_spec(BUNDLED_NAME if BUNDLED_NAME not in taken else "bundled-search", chars))
     return _unique_names(specs)
 
 
