@@ -54,7 +54,6 @@ class Settings:
     db: str = "checkpoint.db"
     thread: str | None = None
     new: bool = False
-    server_url: str | None = None  # the first of server_urls (kept for older callers)
     server_urls: list[str] = field(default_factory=list)  # --server-url (repeatable) / MCP_SERVER_URL
     mcp_config: str | None = None  # --mcp-config / MCP_CONFIG: mcpServers JSON file
     with_search: bool = False  # keep the bundled search server alongside configured ones

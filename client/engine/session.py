@@ -21,13 +21,14 @@ from client.engine.agent import ContextMiddleware, RequestStats
 from client.core.config import Settings
 from client.core.faults import AuthError, describe, with_retries
 from client.core.context import count_turns, estimate_messages_tokens, fit_to_budget, split, text_of
-from client.core.context.policy import ContextSettings, prepare
+from client.core.context.policy import STRATEGIES, ContextSettings, prepare
 from client.core.context.policy import hydrate
 from client.core.context.quality import cut_loop
 from client.core.context.summarize import SummaryPlan, apply_summary
 from client.engine.summaries import Summaries
 from client.engine.memory.manager import MemoryManager, MemoryUpdate
-from client.engine.store import Store, StoreError, TurnUsage
+from client.core.memory.policy import Bullet
+from client.engine.store import Store, StoreError, ThreadInfo, TurnUsage
 
 
 
@@ -74,6 +75,25 @@ class Refused:
 
 
 Event = Text | ToolCall | ToolResult | Notice | TurnDone | Refused
+
+
+# -- plain data for the UI (slash commands) -----------------------------------------
+@dataclass(frozen=True)
+class ContextReport:
+    """What /context shows: the policy in force and the working context now."""
+    strategy: str
+    keep_turns: int
+    summary_after: int
+    max_input_tokens: int
+    turns: int
+    tokens: int  # tool schemas + working context, estimated
+    has_summary: bool
+
+
+@dataclass(frozen=True)
+class ThreadExport:
+    info: ThreadInfo | None
+    rows: list[tuple[int, BaseMessage]]
 
 
 def _with_id(m: BaseMessage) -> BaseMessage:
@@ -326,6 +346,66 @@ class ChatSession:
         s = split(await self._state_messages())
         return text_of(s.pair[1]) if s.pair else None
 
+
+    # -- the narrow API of the UI (slash commands, the REPL): plain data, no UI text ----------
+    @property
+    def has_memory(self) -> bool:
+        return self.memory is not None
+
+    async def thread_info(self, thread_id: str | None = None) -> ThreadInfo | None:
+        """The stored thread (this one by default); None before its first turn."""
+        return await self.store.get_thread(thread_id or self.thread_id)
+
+    async def threads(self) -> list[ThreadInfo]:
+        """Every stored thread, most recently active first."""
+        return await self.store.list_threads()
+
+    async def match_threads(self, ref: str) -> list[str]:
+        """Thread ids `ref` names: itself when it exists, else every id it is a prefix of."""
+        if await self.store.get_thread(ref) is not None:
+            return [ref]
+        return [th.thread_id for th in await self.store.list_threads() if th.thread_id.startswith(ref)]
+
+    async def delete_thread(self, thread_id: str) -> None:
+        """Raises StoreError("thread_busy") when another client has it open."""
+        await self.store.delete_thread(thread_id)
+
+    async def rename(self, title: str) -> None:
+        await self.store.set_title(self.thread_id, title[:100])
+
+    async def export_data(self) -> ThreadExport:
+        return ThreadExport(await self.store.get_thread(self.thread_id), await self.store.transcript(self.thread_id))
+
+    async def usage(self) -> list[TurnUsage]:
+        """Per turn, the tokens the API reported for this thread."""
+        return await self.store.usage(self.thread_id)
+
+    def set_strategy(self, strategy: str) -> bool:
+        """Switch the context policy for this session; False for an unknown name."""
+        if strategy not in STRATEGIES:
+            return False
+        self.context = ContextSettings(strategy, self.settings.context.max_turns,  # type: ignore[arg-type]
+                                       self.context.summary_after)
+        return True
+
+    async def context_report(self) -> ContextReport:
+        c = self.context
+        msgs = await self._state_messages()
+        parts = split(msgs) if msgs else None
+        return ContextReport(
+            c.strategy, c.keep_turns, c.summary_after, self.settings.max_input_tokens,
+            turns=count_turns(parts.join()) if parts else 0,
+            tokens=self.mw.tools_tokens + estimate_messages_tokens(msgs) if msgs else 0,
+            has_summary=bool(parts and parts.pair),
+        )
+
+    async def memories(self) -> list[Bullet] | None:
+        """Long-term memory, best first; None when memory is off."""
+        return await self.memory.list() if self.memory else None
+
+    async def forget(self, index: int) -> Bullet | None:
+        """Delete the index-th (1-based) item of memories(); None when there is none (or memory is off)."""
+        return await self.memory.forget(index) if self.memory else None
 
 def _events(mode: str, data: Any) -> list[Event]:
     out: list[Event] = []

@@ -127,7 +127,7 @@ KO: dict[str, str] = {
     "local_failed": "로컬 모델을 준비하지 못했습니다: {err}",
     "openai_no_base_url": "--provider openai 에는 서버 주소가 필요합니다: --base-url URL 또는 OPENAI_BASE_URL.",
     "openai_no_model": "--provider openai 에는 모델 이름이 필요합니다: --model NAME 또는 OPENAI_MODEL.",
-    # the interactive terminal (client/ui/render_rich.py, client/ui/tui.py, client/ui/slash.py)
+    # the interactive terminal (client/ui/render_rich.py, client/ui/tui.py, client/ui/slash/)
     "spin_thinking": "생각하는 중…",
     "spin_tool": "{name} 실행 중…",
     "spin_summary": "요약하는 중…",
@@ -346,8 +346,12 @@ EN: dict[str, str] = {
 from client.ui.i18n_mcp import EN as _EN_MCP, KO as _KO_MCP  # noqa: E402 - MCP client features
 from client.ui.i18n_local import EN as _EN_LOCAL, KO as _KO_LOCAL  # noqa: E402 - local provider setup
 
+from client.ui.i18n_slash import EN as _EN_SLASH, KO as _KO_SLASH  # noqa: E402 - /help lines
+
 KO.update(_KO_MCP)
 EN.update(_EN_MCP)
+KO.update(_KO_SLASH)
+EN.update(_EN_SLASH)
 KO.update(_KO_LOCAL)
 EN.update(_EN_LOCAL)
 TABLES = {"ko": KO, "en": EN}

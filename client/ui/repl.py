@@ -2,7 +2,7 @@
 
 Piped stdin reads lines with LineReader and prints with the plain Renderer; at a terminal
 (client/ui/tui.py) input comes from prompt_toolkit and output from the rich renderer. Slash
-commands live in client/ui/slash.py.
+commands live in client/ui/slash/ (one table; handlers get a SlashContext).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import threading
 import time
 from contextlib import nullcontext
 
-from client.ui import commands
 from client.core.config import EXIT_WORDS, THREAD_ID_RE, ConfigError, Settings
 from client.core.faults import AuthError, one_line
 from client.core.secrets import settings_secrets
@@ -25,8 +24,10 @@ from client.engine.mcp import ToolHub
 from client.ui.oneshot import Capture, to_json
 from client.ui.render import Renderer, Status, debug_traceback, redact
 from client.engine.session import ChatSession, Notice, Refused, Text, ToolCall, ToolResult, TurnDone
-from client.ui.slash import SlashCommands, print_threads
-from client.ui.slash_mcp import McpSlash
+from client.ui.slash import table as slash
+from client.ui.slash.base import SlashContext
+from client.ui.slash.mcp import with_mentions
+from client.ui.slash.threads import print_threads
 from client.engine.store import StoreError
 from client.ui.tui import TtyReader, quiet_input
 
@@ -71,7 +72,7 @@ class LineReader:
         return line
 
 
-class Repl(SlashCommands, McpSlash):
+class Repl:
     def __init__(self, settings: Settings, session: ChatSession, hub: ToolHub, renderer: Renderer) -> None:
         self.s = settings
         self.session = session
@@ -81,6 +82,8 @@ class Repl(SlashCommands, McpSlash):
         self.reader: LineReader | TtyReader | None = None
         self._current: asyncio.Task | None = None  # what Ctrl-C cancels
         self.capture: Capture | None = None  # -p: what the one turn produced
+        self.slash = SlashContext(session, renderer, settings, hub, read_line=self.read_line, switch=self.switch,
+                                  compact=self.turn_compact, turn=self.turn)
 
     async def read_line(self, prompt: str | None = None, *, main: bool = False) -> str | None:
         """A line, or None at EOF or on Ctrl-C at the prompt."""
@@ -113,7 +116,7 @@ class Repl(SlashCommands, McpSlash):
 
     async def last_thread(self) -> str | None:
         """This user's most recently active thread (-c)."""
-        for th in await self.session.store.list_threads():  # newest first
+        for th in await self.session.threads():  # newest first
             if th.user_name == self.s.user:
                 return th.thread_id
         return None
@@ -134,7 +137,7 @@ class Repl(SlashCommands, McpSlash):
 
     async def end_thread(self) -> None:
         """Memory update for the thread being left; best effort, one line."""
-        if self.session.memory is not None and self.session.thread_id:
+        if self.session.has_memory and self.session.thread_id:
             self.r.begin_turn(t("spin_memory"))
         try:
             up = await self.session.end()
@@ -167,7 +170,7 @@ class Repl(SlashCommands, McpSlash):
             return
         self.r.info(t("current_thread", id=self.session.thread_id))
         if existed:
-            info = await self.session.store.get_thread(self.session.thread_id)
+            info = await self.session.thread_info()
             if info and info.turns:
                 self.r.info(t("resumed", turns=info.turns))
                 if self.r.interactive and info.title:
@@ -239,12 +242,12 @@ class Repl(SlashCommands, McpSlash):
                 continue
             if text.lower() in EXIT_WORDS:
                 break
-            cmd = commands.parse(text)
+            cmd = slash.parse(text)
             if cmd is not None:
-                if await self.command(cmd) == "exit":
+                if await slash.run(self.slash, cmd) == "exit":
                     break
                 continue
-            await self.turn(await self.with_mentions(text))
+            await self.turn(await with_mentions(self.hub, self.s, self.r, text))
         await self.end_thread()
         self.r.info(t("bye"))
         return 0
@@ -288,7 +291,7 @@ class Repl(SlashCommands, McpSlash):
             self.r.end_turn()
 
     async def show_status(self, ev: TurnDone, seconds: float) -> None:
-        info = await self.session.store.get_thread(self.session.thread_id) if self.r.interactive else None
+        info = await self.session.thread_info() if self.r.interactive else None
         st = ev.stats
         self.r.status(Status(self.s.model, self.session.thread_id, info.turns if info else 0, ev.turns_in_context,
                              st.estimated, st.reported, ev.budget, ev.trimmed, ev.summarized, seconds))

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from client.ui.commands import COMMANDS
+from client.ui.slash.table import TABLE
 from client.core.paths import data_dir
 from client.ui.render import Renderer
 
@@ -86,9 +86,9 @@ def _completer():  # -> Completer: slash commands after a leading '/'
             text = document.text_before_cursor
             if not text.startswith("/") or " " in text:
                 return
-            for name, (hint, *_help) in COMMANDS.items():
-                if name.startswith(text[1:]):
-                    yield Completion("/" + name, start_position=-len(text), display_meta=hint)
+            for entry in TABLE:
+                if entry.name.startswith(text[1:]):
+                    yield Completion("/" + entry.name, start_position=-len(text), display_meta=entry.hint)
 
     return Slash()
 

@@ -11,11 +11,11 @@ from client.core.memory.policy import (
     FormatError,
     merge,
     pack,
-    parse_bullets,
     parse_scores,
     select,
     similarity,
 )
+from client.core.memory.parse import parse_bullets
 
 
 def test_parse_bullets_with_sources():

@@ -32,13 +32,6 @@ class FormatError(ValueError):
     """The model's answer does not follow the requested format."""
 
 
-def parse_bullets(text: str) -> list[Bullet]:
-    """Extraction answer -> bullets, tolerant of near-miss formats (memory/parse.py)."""
-    from client.core.memory.parse import parse_bullets as lenient
-
-    return lenient(text)
-
-
 def parse_scores(text: str, n: int) -> list[float]:
     """`번호: 점수` lines for bullets 1..n -> scores in order; every bullet once."""
     scores: dict[int, float] = {}

@@ -1,0 +1,58 @@
+"""/help lines of the slash commands (client/ui/slash/table.py), one key per entry: help_<name>.
+
+Kept apart from client/ui/i18n.py so parallel work on the main tables merges cleanly; merged into them there.
+"""
+
+KO: dict[str, str] = {
+    "help_help": "명령 목록",
+    "help_new": "새 세션 시작",
+    "help_threads": "저장된 세션 목록",
+    "help_resume": "다른 세션으로 전환",
+    "help_delete": "세션 삭제 (확인 후)",
+    "help_export": "대화 내보내기 (.md/.json, 경로 없으면 화면)",
+    "help_context": "컨텍스트 정책 보기/바꾸기",
+    "help_compact": "지금 요약 (남길 내용 지정 가능)",
+    "help_summary": "현재 요약 보기",
+    "help_tokens": "턴별/전체 토큰 사용량 (API 보고값)",
+    "help_model": "모델 목록 보기/이 세션의 모델 바꾸기",
+    "help_tools": "서버별 도구와 설명",
+    "help_servers": "MCP 서버 상태",
+    "help_permissions": "도구 허용 목록 보기/초기화",
+    "help_title": "세션 제목 보기/바꾸기",
+    "help_memory": "장기 기억 목록 (점수, 출처)",
+    "help_forget": "장기 기억 N번 삭제",
+    "help_end": "세션을 끝내고 장기 기억 갱신 후 새 세션",
+    "help_prompts": "MCP 프롬프트 목록",
+    "help_prompt": "MCP 프롬프트를 실행해 대화에 넣기",
+    "help_resources": "MCP 리소스 목록 (@서버:URI 로 첨부)",
+    "help_roots": "서버에 알린 폴더 보기/추가",
+    "help_clear": "화면 지우기",
+    "help_exit": "종료",
+}
+
+EN: dict[str, str] = {
+    "help_help": "list commands",
+    "help_new": "start a new session",
+    "help_threads": "list stored sessions",
+    "help_resume": "switch to another session",
+    "help_delete": "delete a session (asks first)",
+    "help_export": "export (.md/.json; no path: screen)",
+    "help_context": "show or change the context policy",
+    "help_compact": "summarize now (optional focus)",
+    "help_summary": "show the current summary",
+    "help_tokens": "per-turn and total tokens (API-reported)",
+    "help_model": "list models or switch for this session",
+    "help_tools": "tools per server, with descriptions",
+    "help_servers": "MCP server states",
+    "help_permissions": "list or reset tool approvals",
+    "help_title": "show or rename the session title",
+    "help_memory": "long-term memory (scores, sources)",
+    "help_forget": "delete memory item N",
+    "help_end": "end the session, update memory, start anew",
+    "help_prompts": "list MCP prompts",
+    "help_prompt": "run an MCP prompt as a turn",
+    "help_resources": "list MCP resources (attach with @server:uri)",
+    "help_roots": "show or add the roots offered to servers",
+    "help_clear": "clear the screen",
+    "help_exit": "quit",
+}

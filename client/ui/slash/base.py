@@ -1,0 +1,45 @@
+"""What every slash command gets: the context object and the table entry type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+if TYPE_CHECKING:
+    from client.core.config import Settings
+    from client.engine.mcp import ToolHub
+    from client.engine.session import ChatSession
+    from client.ui.render import Renderer
+
+YES = ("y", "yes", "예", "네", "ㅇ")
+
+
+@dataclass
+class SlashContext:
+    """What a handler may use. The REPL supplies the callables: reading an answer, switching
+    thread, compacting and running a turn are its loop's business (spinner, Ctrl-C)."""
+    session: ChatSession
+    r: Renderer
+    s: Settings
+    hub: ToolHub
+    read_line: Callable[..., Awaitable[str | None]]  # (prompt=None) -> a line, None at EOF
+    switch: Callable[[str | None], Awaitable[None]]  # None: a new thread
+    compact: Callable[[str], Awaitable[None]]  # focus ("" for none)
+    turn: Callable[[str], Awaitable[None]]  # a message as if typed
+
+
+# A handler gets the context and the argument text; "exit" ends the session.
+Handler = Callable[[SlashContext, str], Awaitable["str | None"]]
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    hint: str  # argument hint shown by /help and the completer; "" for none
+    handler: Handler
+    aliases: tuple[str, ...] = field(default=())
+
+    @property
+    def help_key(self) -> str:
+        """Its /help line in client/ui/i18n.py."""
+        return f"help_{self.name}"

@@ -1,0 +1,106 @@
+"""Thread commands: /new /end /resume /threads /delete /export /title, and `mcp-chat threads`."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from client.core.config import THREAD_ID_RE
+from client.engine.store import Store, StoreError
+from client.ui.export import to_json, to_markdown
+from client.ui.i18n import t
+from client.ui.render import Renderer
+from client.ui.slash.base import YES, SlashContext
+
+
+async def new(c: SlashContext, arg: str) -> None:
+    await c.switch(None)  # the memory update of the thread left happens in switch()
+
+
+async def resolve_thread(c: SlashContext, arg: str) -> str | None:
+    """An existing thread by its id or by a unique prefix of it; None after one error line."""
+    if not THREAD_ID_RE.match(arg):
+        c.r.error(t("bad_thread_id"))
+        return None
+    found = await c.session.match_threads(arg)
+    if len(found) == 1:
+        return found[0]
+    c.r.error(t("thread_ambiguous", id=arg, ids=", ".join(found[:5])) if found else t("no_thread", id=arg))
+    return None
+
+
+async def resume(c: SlashContext, arg: str) -> None:
+    tid = await resolve_thread(c, arg)
+    if tid is not None:
+        await c.switch(tid)
+
+
+async def threads(c: SlashContext, arg: str) -> None:
+    found = await c.session.threads()
+    if not found:
+        c.r.line(t("threads_empty"))
+        return
+    rows = [[th.thread_id, th.turns, when(th.updated_at), th.title] for th in found]
+    current = next((i for i, th in enumerate(found) if th.thread_id == c.session.thread_id), None)
+    c.r.table([t("col_id"), t("col_turns"), t("col_when"), t("col_title")], rows, current=current)
+
+
+async def delete(c: SlashContext, arg: str) -> None:
+    tid = await resolve_thread(c, arg) if arg else None
+    if tid is None:
+        if not arg:
+            c.r.error(t("no_thread", id=arg))
+        return
+    question = t("confirm_delete", id=tid)
+    if c.r.interactive:
+        answer = await c.read_line(question)
+    else:
+        c.r.info(question)
+        answer = await c.read_line()
+    if (answer or "").strip().lower() not in YES:
+        c.r.hint(t("delete_kept"))
+        return
+    try:
+        await c.session.delete_thread(tid)
+    except StoreError as e:  # thread_busy: open in another client
+        c.r.error(t(e.key, **e.fmt))
+        return
+    c.r.line(t("deleted", id=tid))
+    if tid == c.session.thread_id:
+        await c.switch(None)
+
+
+async def export(c: SlashContext, path: str) -> None:
+    data = await c.session.export_data()
+    text = to_json(data.info, data.rows) if path.endswith(".json") else to_markdown(data.info, data.rows)
+    if path:
+        try:
+            Path(path).expanduser().write_text(text, encoding="utf-8")
+        except OSError as e:
+            c.r.error(t("export_failed", path=path, err=e.strerror or type(e).__name__))
+            return
+        c.r.line(f"→ {path}")
+    elif c.r.interactive:
+        c.r.block(text)
+    else:
+        c.r.line(text)
+
+
+async def title(c: SlashContext, arg: str) -> None:
+    if arg:
+        await c.session.rename(arg)
+    info = await c.session.thread_info()
+    c.r.line(t("title_show", title=(info.title if info else "") or t("title_none")))
+
+
+def when(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
+
+
+async def print_threads(store: Store, r: Renderer) -> None:
+    """`mcp-chat threads`: one tab-separated line per thread (id, turns, last activity, title)."""
+    found = await store.list_threads()
+    if not found:
+        r.line(t("threads_empty"))
+    for th in found:
+        r.line(f"{th.thread_id}\t{th.turns}\t{when(th.updated_at)}\t{th.title}")
