@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from client.engine.local import SetupError, prepare, runtime_ready  # noqa: E402
 from client.engine.local.build import build_server  # noqa: E402
 from client.engine.local.spec import LLAMA_CPP_PYTHON_VERSION, QWEN_CODER_15B, cache_root, server_dir  # noqa: E402
 from client.engine.local.weights import fetch_weights  # noqa: E402
+from client.ui import i18n, local_setup  # noqa: E402
 
 
 async def bench(threads: int | None) -> dict[str, float]:
@@ -54,6 +56,8 @@ def main() -> int:
     p.add_argument("--bench", action="store_true", help="also start the server and time a generation")
     p.add_argument("--threads", type=int, help="llama-server threads for --bench (default: its own choice)")
     args = p.parse_args()
+    i18n.set_lang(os.environ.get("MCP_CHAT_LANG", "").strip() or "ko")
+    local_setup.install()  # the setup's notes and progress on stderr
     if args.check:
         ready = runtime_ready()
         print(f"local model {'ready' if ready else 'not prepared'}: {cache_root()}")
@@ -66,7 +70,7 @@ def main() -> int:
         if args.bench:
             figures.update(asyncio.run(bench(args.threads)))
     except SetupError as e:
-        print(f"setup failed: {e}", file=sys.stderr)
+        print(f"setup failed: {i18n.t(e.key, **e.fmt)}", file=sys.stderr)
         return 1
     build = json.loads((server_dir() / "build.json").read_text())
     figures.update({"llama_cpp_python": LLAMA_CPP_PYTHON_VERSION, "llama_cpp_commit": build.get("llama_cpp_commit"),

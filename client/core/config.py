@@ -54,7 +54,6 @@ class Settings:
     db: str = "checkpoint.db"
     thread: str | None = None
     new: bool = False
-    server_url: str | None = None  # the first of server_urls (kept for older callers)
     server_urls: list[str] = field(default_factory=list)  # --server-url (repeatable) / MCP_SERVER_URL
     mcp_config: str | None = None  # --mcp-config / MCP_CONFIG: mcpServers JSON file
     with_search: bool = False  # keep the bundled search server alongside configured ones
@@ -89,18 +88,6 @@ class Settings:
         "최신 정보나 사실 확인이 필요하면 검색 도구를 사용하세요."
     )
 
-    def secrets(self) -> list[str]:
-        """Values that must never be printed or stored."""
-        return [v for v in [self.api_key or "", *env_secrets(), *url_passwords(self.db)] if len(v) >= 4]
-
-
-SECRET_VARS = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "OPENAI_API_KEY", "NAVER_CLIENT_SECRET", "NAVER_CLIENT_ID")
-
-
-def env_secrets() -> list[str]:
-    vals = [*(os.environ.get(n, "") for n in SECRET_VARS), *url_passwords(os.environ.get("CHECKPOINT_DB", ""))]
-    return [v for v in vals if len(v) >= 4]
-
 
 # user:password@ in the authority part of a URL
 USERINFO_RE = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^:/@\s]*:)(?P<pw>[^@\s]*)(?P<at>@)")
@@ -110,7 +97,7 @@ PASSWORD_PARAM_RE = re.compile(r"(?P<head>\bpassword\s*=\s*)(?P<pw>'(?:[^'\\]|\\
 
 def url_passwords(url: str) -> list[str]:
     """The password(s) a URL carries, raw and percent-decoded (for redacting free text).
-    Here, not in client/engine/store/pg_url.py, because the secrets list needs it."""
+    Here, at the bottom of the import graph, because client/core/secrets.py and pg_url.py need it."""
     found: list[str] = []
     for m in USERINFO_RE.finditer(url):
         found.append(m["pw"])

@@ -134,5 +134,12 @@ def describe(e: BaseException) -> str:
         return "incomplete response"
     if is_empty_stream(e):
         return "incomplete response (empty stream)"
-    text = str(e).strip().splitlines()
-    return (text[0] if text else type(e).__name__)[:200]
+    return one_line(e)
+
+
+def one_line(e: BaseException, limit: int = 200) -> str:
+    """The first non-empty line of an exception (the first of a group), or its type's name."""
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
+    text = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), "")
+    return (text or type(e).__name__)[:limit]

@@ -19,7 +19,6 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 from langgraph.config import get_stream_writer
 
 from client.core.context.turns import is_turn_start, text_of
-from client.ui.i18n import t
 
 DEFAULT_MAX_MODEL_CALLS = 12
 DEFAULT_MAX_TOOL_CALLS = 20
@@ -29,6 +28,9 @@ FINAL_NOTE = (
     "메시지에 바로 답하세요. 도구가 실패했다면 그 사실을 짧게 알리세요. "
     "(No more tools this turn: answer the user's last message now, in the user's language.)"
 )
+# Stored as the turn's answer (model context and transcript alike), so one fixed text in both
+# languages, like BLOCKED_TEXT, rather than whatever --lang was in force that day.
+NO_ANSWER_TEXT = "(도구 호출 한도에 도달해 이번 턴은 답을 만들지 못했습니다. / The tool call limit was reached; no answer this turn.)"
 BLOCKED_TEXT = "이 도구 호출은 실행하지 않았습니다: 이번 턴의 도구 호출 한도에 도달했습니다. (not run: tool call limit of this turn)"
 
 
@@ -119,7 +121,7 @@ class TurnLimits(AgentMiddleware):
                 m.tool_calls = []
                 m.additional_kwargs.pop("tool_calls", None)
                 if not text_of(m).strip():  # never store an empty answer
-                    m.content = t("turn_capped_no_answer")
+                    m.content = NO_ANSWER_TEXT
         return response
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:

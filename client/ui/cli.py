@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 from client.ui import i18n
-from client.core.config import ConfigError, Settings, env_secrets
+from client.core.config import ConfigError, Settings
+from client.core.secrets import settings_secrets
 from client.ui.options import add_chat_options, add_common_options, add_db_option, resolve, resolve_db
 from client.ui.i18n import t, tr
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir, user_env_file
@@ -170,7 +171,7 @@ async def _chat(settings: Settings, specs: list) -> int:
     renderer = make_renderer() if settings.prompt is None else Renderer()
     await check_key(settings)
     store = await open_store(settings.db)
-    permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), secrets=settings.secrets())
+    permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), secrets=settings_secrets(settings))
     summarizer = build_model(settings, with_tools=False)
     features = client_features(settings, summarizer)
     features.on_event = lambda key, fmt: renderer.notice(t(key, **fmt))  # e.g. an OAuth login URL at start-up
@@ -216,7 +217,7 @@ def client_features(settings: Settings, model: object):  # -> ClientFeatures
 
 def _missing_file(db: str) -> bool:
     """A SQLite path with no file behind it: read-only commands must not create one."""
-    from client.engine.store.pg_url import is_postgres_url
+    from client.core.pg_url import is_postgres_url
 
     return not is_postgres_url(db) and not Path(db).exists()
 
@@ -264,14 +265,12 @@ async def run_delete(db: str, thread: str) -> int:
     if _missing_file(db):
         raise StoreError("no_thread", id=thread)
     from client.engine.store import open_store
-    from client.engine.store.sqlite import SqliteStore
 
     store = await open_store(db)
     try:
         if not await store.delete_thread(thread):
             raise StoreError("no_thread", id=thread)
-        if isinstance(store, SqliteStore):
-            await store.vacuum()  # give the space back now: delete is explicit and rare
+        await store.vacuum()  # give the space back now: delete is explicit and rare
         print(t("deleted", id=thread))
     finally:
         await store.close()
@@ -290,6 +289,9 @@ def dispatch(args: argparse.Namespace) -> int:
 
     i18n.set_lang(args.lang or os.environ.get("MCP_CHAT_LANG", "").strip() or "ko")
     if args.cmd == "chat":
+        from client.ui import local_setup  # chat loads the engine anyway
+
+        local_setup.install()  # --provider local reports its one-time setup as events: shown on stderr
         settings = resolve(args)
         settings.prompt = read_prompt(args)
         return asyncio.run(run_chat(settings))
@@ -326,11 +328,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def report(e: Exception, argv: list[str], debug: bool) -> int:
     """One line for an expected error (Korean unless --lang en); a traceback only with --debug."""
-    from client.core.faults import AuthError
+    from client.core.config import url_passwords
+    from client.core.faults import AuthError, one_line
+    from client.core.secrets import Redactor, env_secrets
     from client.engine.local.weights import SetupError
-    from client.ui.render import debug_traceback, redact
     from client.engine.store import StoreError
-    from client.engine.store.pg_url import url_passwords
+    from client.ui.render import debug_traceback
 
     if isinstance(e, StoreError):
         print(t(e.key, **e.fmt), file=sys.stderr)
@@ -339,13 +342,12 @@ def report(e: Exception, argv: list[str], debug: bool) -> int:
         print(t("auth_failed", err=str(e)), file=sys.stderr)
         return EXIT_CONFIG
     if isinstance(e, SetupError):  # --provider local could not build, fetch or start its model
-        print(t("local_failed", err=str(e)), file=sys.stderr)
+        print(t("local_failed", err=t(e.key, **e.fmt)), file=sys.stderr)
         return EXIT_RUNTIME
-    secrets = env_secrets() + [pw for a in argv for pw in url_passwords(a)]  # a --db URL's password too
+    redact = Redactor(env_secrets() + [pw for a in argv for pw in url_passwords(a)])  # a --db URL's password too
     if debug:
-        print(debug_traceback(secrets), file=sys.stderr)
-    line = str(e).splitlines()[0] if str(e) else type(e).__name__
-    print(t("turn_error", err=redact(line, secrets)), file=sys.stderr)
+        print(debug_traceback(redact.secrets), file=sys.stderr)
+    print(t("turn_error", err=redact(one_line(e))), file=sys.stderr)
     return EXIT_RUNTIME
 
 

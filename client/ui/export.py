@@ -8,12 +8,14 @@ from typing import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from client.core.context import is_synthetic, text_of
+from client.core.secrets import Redactor, env_secrets
 from client.ui.i18n import t
 from client.engine.store import ThreadInfo
 from client.engine.store.codec import role_of
 
 
-def to_json(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]]) -> str:
+def to_json(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]], secrets: Sequence[str] | None = None) -> str:
+    """The thread as JSON; `secrets` (default: the environment's) masked."""
     items = []
     for turn, m in rows:
         d: dict = {"turn": turn, "role": role_of(m), "content": text_of(m)}
@@ -36,7 +38,7 @@ def to_json(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]]) ->
         "turns": info.turns if info else 0,
         "messages": items,
     }
-    return json.dumps(doc, ensure_ascii=False, indent=2)
+    return _redactor(secrets)(json.dumps(doc, ensure_ascii=False, indent=2))
 
 
 def perm_words(label: str) -> str:
@@ -45,7 +47,8 @@ def perm_words(label: str) -> str:
     return t("export_perm_" + kind, why=t("perm_why_" + why))
 
 
-def to_markdown(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]]) -> str:
+def to_markdown(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]], secrets: Sequence[str] | None = None) -> str:
+    """The thread as Markdown; `secrets` (default: the environment's) masked."""
     lines = [f"# {info.title if info and info.title else (info.thread_id if info else '')}", ""]
     if info:
         lines += [f"- thread: `{info.thread_id}`", f"- turns: {info.turns}", ""]
@@ -78,4 +81,9 @@ def to_markdown(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]]
                 lines += [f"**tool call** `{c['name']}` `{json.dumps(c.get('args', {}), ensure_ascii=False)}`", ""]
             if text_of(m).strip():
                 lines += [f"**assistant**: {text_of(m)}", ""]
-    return "\n".join(lines).rstrip() + "\n"
+    return _redactor(secrets)("\n".join(lines).rstrip() + "\n")
+
+
+def _redactor(secrets: Sequence[str] | None) -> Redactor:
+    # a key the user pasted into a message must not leave through a file meant for sharing
+    return Redactor(env_secrets() if secrets is None else secrets)

@@ -33,14 +33,11 @@ KO: dict[str, str] = {
     "db_unreadable": "'{path}' 파일을 읽을 수 없습니다.",
     "db_readonly": "'{path}' 위치에 데이터베이스를 만들 수 없습니다 (쓰기 권한 없음).",
     "db_error": "데이터베이스 오류 ({path}): {detail}",
-    "db_postgres_unsupported": "PostgreSQL 저장소는 아직 지원하지 않습니다. SQLite 파일 경로를 지정하세요.",
     "db_pg_error": "PostgreSQL 데이터베이스에 연결하지 못했습니다 ({url}): {detail}",
     "db_pg_missing": "PostgreSQL 드라이버가 설치되어 있지 않습니다 (psycopg, langgraph-checkpoint-postgres): {detail}",
     "thread_busy": "세션 {id}은(는) 다른 클라이언트에서 이미 열려 있습니다. 그쪽을 종료한 뒤 다시 시도하세요.",
-    "mcp_failed": "MCP 서버에 연결하지 못했습니다 ({target}): {err}. 도구 없이 대화를 계속합니다.",
     "mcp_required": "MCP 서버에 연결하지 못했습니다 ({target}): {err}",
     "mcp_server_failed": "MCP 서버 '{name}'에 연결하지 못했습니다 ({target}): {err}. 이 서버의 도구 없이 계속합니다.",
-    "mcp_server_gone": "MCP 서버 '{name}'에 연결할 수 없습니다 ({err}). 다음 호출 때 다시 연결을 시도합니다.",
     "mcp_config_unreadable": "MCP 설정 파일을 읽을 수 없습니다: {path} ({err})",
     "mcp_config_json": "MCP 설정 파일이 올바른 JSON이 아닙니다: {path} {line}행 {col}열: {err}",
     "mcp_config_shape": "MCP 설정 파일 {path}: 최상위에 \"mcpServers\" 객체가 있어야 합니다.",
@@ -96,7 +93,6 @@ KO: dict[str, str] = {
     "perm_reset": "도구 허용을 초기화했습니다: 세션 {session}개, 저장된 {saved}개.",
     "perm_save_failed": "항상 허용을 저장하지 못했습니다 ({err}). 이 세션 동안만 허용합니다.",
     "perm_bad_arg": "사용법: /permissions [reset]",
-    "tools_ready": "도구 {n}개 사용 가능: {names}",
     "no_thread": "세션을 찾을 수 없습니다: {id}",
     "deleted": "세션을 삭제했습니다: {id}",
     "threads_empty": "저장된 세션이 없습니다.",
@@ -117,7 +113,6 @@ KO: dict[str, str] = {
     "retrying": "요청 실패({err}), {delay:.1f}초 후 다시 시도합니다 ({n}/{total})...",
     "turn_capped_model_calls": "이번 턴의 모델 호출 한도({max}회)에 도달해 도구 없이 마지막으로 답합니다.",
     "turn_capped_tool_calls": "이번 턴의 도구 호출 한도({tools}회)에 도달해 도구 없이 답합니다.",
-    "turn_capped_no_answer": "(도구 호출 한도에 도달해 이번 턴은 답을 만들지 못했습니다.)",
     "turn_capped_repeated_failure": "같은 도구 호출이 같은 인자로 {repeat}번 실패해 다시 시도하지 않고 도구 없이 답합니다.",
     "search_no_keys": "NAVER_CLIENT_ID/NAVER_CLIENT_SECRET이 설정되지 않아 내장 검색 도구(web_search, news_search, blog_search)를 끄고 시작합니다. 검색을 쓰려면 .env에 두 값을 넣으세요.",
     "memory_nothing_kept": "장기 기억: 이번 세션에서 남길 항목이 없습니다 (후보 {candidates}개, 저장 0개).",
@@ -209,14 +204,11 @@ EN: dict[str, str] = {
     "db_unreadable": "Cannot read '{path}'.",
     "db_readonly": "Cannot create a database at '{path}' (not writable).",
     "db_error": "Database error ({path}): {detail}",
-    "db_postgres_unsupported": "PostgreSQL storage is not supported yet. Give a SQLite file path.",
     "db_pg_error": "Could not connect to the PostgreSQL database ({url}): {detail}",
     "db_pg_missing": "The PostgreSQL driver is not installed (psycopg, langgraph-checkpoint-postgres): {detail}",
     "thread_busy": "Session {id} is already open in another client. Close it there and try again.",
-    "mcp_failed": "Could not connect to the MCP server ({target}): {err}. Continuing without tools.",
     "mcp_required": "Could not connect to the MCP server ({target}): {err}",
     "mcp_server_failed": "Could not connect to MCP server '{name}' ({target}): {err}. Continuing without its tools.",
-    "mcp_server_gone": "MCP server '{name}' is unreachable ({err}). It will be reconnected on the next call.",
     "mcp_config_unreadable": "Cannot read the MCP config file: {path} ({err})",
     "mcp_config_json": "The MCP config file is not valid JSON: {path} line {line} column {col}: {err}",
     "mcp_config_shape": "MCP config file {path}: needs a top-level \"mcpServers\" object.",
@@ -272,7 +264,6 @@ EN: dict[str, str] = {
     "perm_reset": "Tool approvals reset: {session} for the session, {saved} saved.",
     "perm_save_failed": "Could not save the approval ({err}); allowed for this session only.",
     "perm_bad_arg": "usage: /permissions [reset]",
-    "tools_ready": "{n} tools available: {names}",
     "no_thread": "No such session: {id}",
     "deleted": "Deleted session: {id}",
     "threads_empty": "No stored sessions.",
@@ -293,7 +284,6 @@ EN: dict[str, str] = {
     "retrying": "Request failed ({err}); retrying in {delay:.1f}s ({n}/{total})...",
     "turn_capped_model_calls": "This turn reached its model call limit ({max}); answering once more without tools.",
     "turn_capped_tool_calls": "This turn reached its tool call limit ({tools}); answering without tools.",
-    "turn_capped_no_answer": "(The tool call limit was reached; no answer this turn.)",
     "turn_capped_repeated_failure": "The same tool call failed {repeat} times with the same arguments; answering without tools instead of retrying.",
     "search_no_keys": "NAVER_CLIENT_ID/NAVER_CLIENT_SECRET are not set: the bundled search tools (web_search, news_search, blog_search) are off. Put both in .env to search.",
     "memory_nothing_kept": "Memory: nothing from this session was kept ({candidates} candidates, 0 saved).",
@@ -354,6 +344,7 @@ EN: dict[str, str] = {
 }
 
 from client.ui.i18n_mcp import EN as _EN_MCP, KO as _KO_MCP  # noqa: E402 - MCP client features
+from client.ui.i18n_local import EN as _EN_LOCAL, KO as _KO_LOCAL  # noqa: E402 - local provider setup
 
 from client.ui.i18n_slash import EN as _EN_SLASH, KO as _KO_SLASH  # noqa: E402 - /help lines
 
@@ -361,6 +352,8 @@ KO.update(_KO_MCP)
 EN.update(_EN_MCP)
 KO.update(_KO_SLASH)
 EN.update(_EN_SLASH)
+KO.update(_KO_LOCAL)
+EN.update(_EN_LOCAL)
 TABLES = {"ko": KO, "en": EN}
 _lang = "ko"
 

@@ -129,7 +129,6 @@ def resolve(args: argparse.Namespace) -> Settings:
         raise ConfigError("bad_thread_id")
     env_url = os.environ.get("MCP_SERVER_URL") or ""
     s.server_urls = list(args.server_url or ([env_url] if env_url.strip() else []))
-    s.server_url = s.server_urls[0] if s.server_urls else None
     s.mcp_config = args.mcp_config or os.environ.get("MCP_CONFIG") or None
     if s.mcp_config is None and not s.server_urls and user_mcp_config().is_file():
         s.mcp_config = str(user_mcp_config())  # the per-user default mcpServers file

@@ -13,9 +13,13 @@ import json
 import re
 import sys
 from dataclasses import dataclass
-from typing import Sequence, TextIO
+from typing import TYPE_CHECKING, Sequence, TextIO
 
+from client.core.secrets import redact  # noqa: F401 - the one redactor, re-exported for ui modules
 from client.ui.i18n import t
+
+if TYPE_CHECKING:
+    from client.engine.mcp.hub import ToolProgress
 
 _ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
@@ -25,14 +29,6 @@ PREVIEW_CHARS = 200
 def clean(text: str) -> str:
     """Neutralize terminal escape sequences and control characters."""
     return _CTRL.sub("", _ANSI.sub("", text.replace("\r\n", "\n")))
-
-
-def redact(text: str, secrets: list[str]) -> str:
-    """Mask every secret value (API keys, credentials) in text meant for output."""
-    for v in secrets:
-        if v:
-            text = text.replace(v, "***")
-    return text
 
 
 def debug_traceback(secrets: list[str]) -> str:
@@ -172,8 +168,11 @@ class Renderer:
             self.out.write("\x1b[2J\x1b[H")
             self.out.flush()
 
-    def progress(self, text: str, final: bool) -> None:
+    def progress(self, p: ToolProgress) -> None:
         """A long-running tool's progress: one rewritten line on a terminal; piped, only the final line."""
+        from client.ui.mcp_view import progress_line  # the MCP stack loads only when a tool reports
+
+        text, final = progress_line(p), p.final
         if getattr(self, "_progress_open", False) and self._mid_line:
             self.out.write("\r\x1b[K")  # rewrite our own progress line in place
             self._mid_line = False

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from typing import Iterator, Sequence, TextIO
+from typing import TYPE_CHECKING, Iterator, Sequence, TextIO
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.live import Live
@@ -25,6 +25,9 @@ from rich.text import Text
 
 from client.ui.i18n import default, t
 from client.ui.render import Renderer, Status, call_summary, clean, preview, result_summary
+
+if TYPE_CHECKING:
+    from client.engine.mcp.hub import ToolProgress
 
 
 class Tail:
@@ -160,7 +163,10 @@ class RichRenderer(Renderer):
         if not self._tools:
             self._wait(t("spin_thinking"))
 
-    def progress(self, text: str, final: bool) -> None:
+    def progress(self, p: ToolProgress) -> None:
+        from client.ui.mcp_view import progress_line
+
+        text, final = progress_line(p), p.final
         if final:
             self.line_dim(preview(text))
         else:

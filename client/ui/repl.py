@@ -16,7 +16,8 @@ import time
 from contextlib import nullcontext
 
 from client.core.config import EXIT_WORDS, THREAD_ID_RE, ConfigError, Settings
-from client.core.faults import AuthError
+from client.core.faults import AuthError, one_line
+from client.core.secrets import settings_secrets
 from client.ui.forms import TerminalForms
 from client.ui.i18n import t
 from client.engine.mcp import ToolHub
@@ -148,7 +149,7 @@ class Repl:
         if up is None:
             return
         if up.error:
-            self.r.error(t("memory_failed", err=redact(up.error, self.s.secrets())))
+            self.r.error(t("memory_failed", err=redact(up.error, settings_secrets(self.s))))
             return
         if up.unscored:
             self.r.error(t("memory_unscored"))
@@ -280,8 +281,8 @@ class Repl:
         except Exception as e:  # noqa: BLE001 - one line, the session goes on
             if self.s.debug:
                 self.r.end_turn()
-                print(debug_traceback(self.s.secrets()), file=sys.stderr)
-            msg = t("turn_error", err=redact(_short(e), self.s.secrets()))
+                print(debug_traceback(settings_secrets(self.s)), file=sys.stderr)
+            msg = t("turn_error", err=redact(_short(e), settings_secrets(self.s)))
             if self.capture is not None:
                 self.capture.error = msg
             self.r.error(msg)
@@ -321,7 +322,7 @@ class Repl:
             async for ev in self.session.compact(focus or None):
                 self.render(ev)
         except Exception as e:  # noqa: BLE001
-            self.r.error(t("turn_error", err=redact(_short(e), self.s.secrets())))
+            self.r.error(t("turn_error", err=redact(_short(e), settings_secrets(self.s))))
         finally:
             self.r.end_turn()
 
@@ -346,8 +347,7 @@ def _self_cancelling() -> bool:
 
 
 def _short(e: BaseException) -> str:
-    s = str(e).strip().splitlines()
-    return (s[0] if s else type(e).__name__)[:300]
+    return one_line(e, 300)
 
 
 __all__ = ["LineReader", "Repl", "print_threads"]

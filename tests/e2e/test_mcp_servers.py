@@ -93,7 +93,7 @@ def test_one_server_killed_others_keep_working_then_it_comes_back(chat, llm, nav
         assert "Echo: 살아있음" in live.turn(ECHO)
         everything_http.kill()
         out = live.turn(ECHO)  # the call fails as a tool error; the turn completes
-        assert "[도구 오류]: MCP 서버 'everything'에 연결할 수 없습니다" in out
+        assert "[도구 오류]: MCP server 'everything' is unreachable" in out
         out = live.turn("서울 날씨 검색")  # the other server's tools keep working
         assert "[도구 선택]: web_search" in out and "[도구 오류]" not in out
         out = live.command("/servers", "everything:")
@@ -101,7 +101,7 @@ def test_one_server_killed_others_keep_working_then_it_comes_back(chat, llm, nav
         everything_http.start()  # same port: a call after the reconnect back-off reconnects
         retries_left = 50
         while "Echo: 살아있음" not in (out := live.turn(ECHO)):
-            assert "연결할 수 없습니다" in out, out  # still within the back-off: a tool error again
+            assert "is unreachable" in out, out  # still within the back-off: a tool error again
             retries_left -= 1
             assert retries_left, "the server was not reconnected"
         assert "재연결" in live.command("/servers", "everything:")
@@ -112,13 +112,13 @@ def test_one_server_killed_others_keep_working_then_it_comes_back(chat, llm, nav
     reqs = llm.chat_requests()
     results = tool_results(reqs)
     assert results["echo"][0].startswith("Echo: 살아있음")
-    assert all("연결할 수 없습니다" in r for r in results["echo"][1:-1])
+    assert all("is unreachable" in r for r in results["echo"][1:-1])
     assert results["echo"][-1].startswith("Echo: 살아있음")
     assert "서울 날씨" in results["web_search"][0]
     assert naver.requests
     for req in reqs:
         assert_tool_pairs(req)
-    gone = [m for q in reqs for m in q["messages"] if m["role"] == "tool" and "연결할 수 없습니다" in m["content"]]
+    gone = [m for q in reqs for m in q["messages"] if m["role"] == "tool" and "is unreachable" in m["content"]]
     assert gone  # the dead server's call reached the model as a tool result
 
 

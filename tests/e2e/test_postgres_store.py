@@ -16,7 +16,8 @@ from client.ui.i18n import t
 from client.core.memory.policy import Bullet
 from client.engine.store import StoreError, mask_url, open_store
 from client.engine.store import migrations, pg_migrations
-from client.engine.store.pg_url import redact, url_passwords
+from client.core.pg_url import url_passwords
+from client.core.secrets import redact_db_error
 from tests.backends import PG_URL, count_rows, is_pg, query
 from tests.conftest import ROOT
 
@@ -188,7 +189,7 @@ def test_mask_url(url, shown):
 def test_redact_removes_raw_and_decoded_password():
     url = "postgresql://bob:p%40ss@h/db"
     assert set(url_passwords(url)) == {"p%40ss", "p@ss"}
-    text = redact(f'connection to "{url}" failed for p@ss', url)
+    text = redact_db_error(f'connection to "{url}" failed for p@ss', url)
     assert "p@ss" not in text and "p%40ss" not in text and "bob:***@h" in text
 
 

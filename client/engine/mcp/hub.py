@@ -5,7 +5,9 @@ dies takes only its own tools with it. Names that collide across servers are
 prefixed with the server name. Each tool call goes through our own coroutine:
 results become text (results.py), failures become error tool results (the
 turn completes), a dead server is reconnected on its next call, and progress
-notifications reach `on_progress(text, final)`.
+notifications reach `on_progress(ToolProgress)`. Nothing here is translated: the ui
+words progress and the /tools, /servers listings (client/ui/mcp_view.py), and what the
+model reads about a failure is English whatever `--lang` says.
 """
 
 from __future__ import annotations
@@ -14,19 +16,38 @@ import asyncio
 import logging
 import re
 from collections import Counter
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Literal
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from mcp import types
 
-from client.ui.i18n import t
 from client.engine.mcp.permissions import CallInfo, Permissions, ToolKey, Verdict
 from client.engine.mcp.features import ClientFeatures
 from client.engine.mcp.results import result_text
 from client.engine.mcp.server import START_TIMEOUT, ServerConn, ServerGone
 from client.engine.mcp.specs import ServerSpec, bundled_spec
 
-ProgressSink = Callable[[str, bool], None]  # (line, final)
+# what the model reads when a server is gone: fixed English, the same under every --lang
+SERVER_GONE = "MCP server '{name}' is unreachable ({err}). It will be reconnected on the next call."
+
+
+@dataclass(frozen=True)
+class ToolProgress:
+    """One progress notification of a running tool call, or how the call ended."""
+
+    tool: str
+    done: float
+    total: float | None = None
+    message: str | None = None
+    state: Literal["running", "done", "stopped"] = "running"
+
+    @property
+    def final(self) -> bool:
+        return self.state != "running"
+
+
+ProgressSink = Callable[[ToolProgress], None]
 _FN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
@@ -62,10 +83,6 @@ class ToolHub:
         """All start-up failures in one line (None when every server is up)."""
         bad = self.failed()
         return "; ".join(f"{s.spec.name}: {s.error or s.state}" for s in bad) or None
-
-    @property
-    def target(self) -> str:
-        return ", ".join(s.spec.name for s in self.servers)
 
     # -- tools -----------------------------------------------------------------
     def _build_tools(self) -> None:
@@ -106,21 +123,20 @@ class ToolHub:
 
         async def progress(done: float, total: float | None, message: str | None) -> None:
             last[:] = [(done, total, message)]
-            self._emit(t("mcp_progress", tool=name, step=_step(done, total), msg=_msg(message)), False)
+            self._emit(ToolProgress(name, done, total, message))
 
         ok = False
         try:
             result = await server.call(tool, args, progress)
             ok = not result.isError
         except ServerGone as e:
-            raise ToolException(t("mcp_server_gone", name=server.spec.name, err=str(e))) from None
+            raise ToolException(SERVER_GONE.format(name=server.spec.name, err=str(e))) from None
         except Exception as e:  # noqa: BLE001 - no tool failure may end the turn
             raise ToolException(server.spec.redact(f"{type(e).__name__}: {e}")) from None
         finally:
             if last:
                 done, total, _ = last[0]
-                key = "mcp_progress_done" if ok else "mcp_progress_stopped"
-                self._emit(t(key, tool=name, step=_step(done, total)), True)
+                self._emit(ToolProgress(name, done, total, state="done" if ok else "stopped"))
         text = server.spec.redact(result_text(result))
         if result.isError:
             raise ToolException(text)
@@ -146,55 +162,19 @@ class ToolHub:
         return [(s.spec.name, s.spec.always_allow,
                  [x.name for x in s.tools if x.annotations and x.annotations.readOnlyHint]) for s in self.servers]
 
-    def _emit(self, text: str, final: bool) -> None:
+    def _emit(self, event: ToolProgress) -> None:
         if self.on_progress is not None:
             try:
-                self.on_progress(text, final)
+                self.on_progress(event)
             except Exception:  # noqa: BLE001 - display problems never fail a tool call
                 pass
 
-    # -- what /tools and /servers print ----------------------------------------
-    def _names_of(self, server: ServerConn) -> list[tuple[str, types.Tool]]:
+    def tools_of(self, server: ServerConn) -> list[tuple[str, types.Tool]]:
+        """(function name, MCP tool) of one server, for /tools."""
         return [(n, tool) for n, (s, tool) in self.owner.items() if s is server]
-
-    def _state(self, server: ServerConn) -> str:
-        text = t(f"mcp_state_{server.state}")
-        return f"{text}: {server.error}" if server.error and server.state != "connected" else text
-
-    def describe_tools(self) -> list[str]:
-        if not self.servers:
-            return [t("mcp_no_servers")]
-        lines: list[str] = []
-        for s in self.servers:
-            names = self._names_of(s)
-            lines.append(t("mcp_tools_server", name=s.spec.name, state=self._state(s), n=len(names)))
-            for name, tool in names:
-                shown = name if name == tool.name else f"{name} ({tool.name})"
-                desc = (tool.description or tool.title or "").strip().splitlines()
-                lines.append(f"  {shown}: {desc[0][:100] if desc else ''}".rstrip(": "))
-        return lines
-
-    def describe_servers(self) -> list[str]:
-        if not self.servers:
-            return [t("mcp_no_servers")]
-        lines = []
-        for s in self.servers:
-            line = t("mcp_server_row", name=s.spec.name, state=self._state(s), transport=s.spec.transport,
-                     shown=s.spec.shown, n=len(self._names_of(s)))
-            if s.restarts:
-                line += t("mcp_server_restarts", n=s.restarts)
-            lines.append(line)
-        return lines
 
 
 def _fn_name(name: str) -> str:
     """A function name every OpenAI-compatible endpoint accepts."""
     return _FN_NAME.sub("_", name).strip("_")[:64] or "tool"
 
-
-def _step(done: float, total: float | None) -> str:
-    return f"{done:g}/{total:g}" if total else f"{done:g}"
-
-
-def _msg(message: str | None) -> str:
-    return f" - {' '.join(message.split())[:80]}" if message else ""

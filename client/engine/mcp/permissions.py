@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Iterable, Literal
 
-from client.ui.render import redact
+from client.core.secrets import redact
 from client.engine.mcp.saved_approvals import SavedApprovals, SavedKey
 
 Answer = Literal["once", "session", "always", "deny"]
@@ -146,7 +146,7 @@ class Permissions:
             verdict = decide(call, self.state())  # an answer given meanwhile may cover this call
             if verdict is not None:
                 return verdict
-            shown = redact(mask(json.dumps(args, ensure_ascii=False, indent=1)), sorted(self.secrets, key=len, reverse=True))
+            shown = redact(mask(json.dumps(args, ensure_ascii=False, indent=1)), self.secrets)
             request = ApprovalRequest(call.key.server, call.where, call.key.tool, shown[:ARGS_SHOWN],
                                       max(0, len(shown) - ARGS_SHOWN), destructive)
             try:

@@ -23,6 +23,7 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
 
+from client.core.faults import one_line
 from client.engine.mcp.features import ClientFeatures, client_info
 from client.engine.mcp.specs import ServerSpec
 
@@ -255,10 +256,9 @@ def _one_line(e: BaseException) -> str:
         e = e.exceptions[0]
     if isinstance(e, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)):
         return "connection closed"
-    lines = str(e).strip().splitlines()
-    text = lines[0][:200] if lines else ""
-    if not text:
-        return type(e).__name__
+    text = one_line(e)
+    if text == type(e).__name__:
+        return text
     return text if isinstance(e, (OSError, McpError)) else f"{type(e).__name__}: {text}"
 
 

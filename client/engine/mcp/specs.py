@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from client.core.config import ConfigError
+from client.core.secrets import SECRET_VARS, Redactor, keep, spec_secrets
 
 BUNDLED_NAME = "search"
 TRANSPORTS = {
@@ -31,7 +32,6 @@ TRANSPORTS = {
 }
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 NAVER_KEYS = ("NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET")
-_SECRET_ENV = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET")
 
 
 @dataclass
@@ -58,9 +58,7 @@ class ServerSpec:
         return self.shown.split("  ")[0]
 
     def redact(self, text: str) -> str:
-        for v in sorted(self.secrets, key=len, reverse=True):
-            text = text.replace(v, "***")
-        return text
+        return Redactor(self.secrets)(text)
 
 
 # Runs our own `server` package from the directory that holds this `client` package (one
@@ -78,7 +76,7 @@ def bundled_command() -> tuple[str, list[str]]:
 def bundled_spec(name: str = BUNDLED_NAME, result_chars: int | None = None) -> ServerSpec:
     """Our Naver search server as a stdio child, with our environment (Naver keys).
     `result_chars`: the provider's cap on a search result (small windows), unless the user set one."""
-    secrets = [os.environ.get(n, "") for n in _SECRET_ENV]
+    secrets = keep(os.environ.get(n, "") for n in SECRET_VARS)  # it inherits our whole environment
     missing = [n for n in NAVER_KEYS if not os.environ.get(n, "").strip()]  # its tools would all fail
     command, args = bundled_command()
     env = dict(os.environ)
@@ -86,7 +84,7 @@ def bundled_spec(name: str = BUNDLED_NAME, result_chars: int | None = None) -> S
         env.setdefault("NAVER_RESULT_MAX_CHARS", str(result_chars))
     return ServerSpec(
         name=name, transport="stdio", command=command, args=args, env=env,
-        shown="python -P -m server --transport stdio", secrets=[s for s in secrets if len(s) >= 4], bundled=True,
+        shown="python -P -m server --transport stdio", secrets=secrets, bundled=True,
         missing=missing,
     )
 
@@ -175,9 +173,6 @@ def parse_entry(name: str, entry: Any, path: str) -> ServerSpec | None:
         if not isinstance(value, dict):
             raise bad(f'"{key}" must be an object of strings')
         out = {str(k): expand(v, f'"{key}.{k}"') for k, v in value.items()}
-        secrets.extend(v for v in out.values() if len(v) >= 4)  # values are secrets as given
-        if key == "headers":  # "Bearer T": T alone is masked too
-            secrets.extend(v.split(None, 1)[1] for v in out.values() if len(v.split(None, 1)) == 2)
         return out
 
     timeout = entry.get("timeout")
@@ -223,7 +218,7 @@ def parse_entry(name: str, entry: Any, path: str) -> ServerSpec | None:
         spec.shown = str(entry["url"])
         if spec.headers:
             spec.shown += "  headers: " + ", ".join(f"{k}=***" for k in spec.headers)
-    spec.secrets = sorted(set(s for s in secrets if len(s) >= 4))
+    spec.secrets = spec_secrets(spec.env, spec.headers, secrets)  # env and header values are secrets as given
     return spec
 
 
@@ -240,7 +235,7 @@ def _expand(text: str, name: str, path: str) -> tuple[str, list[str]]:
         used.append(value)
         return value
 
-    return _VAR.sub(sub, text), [u for u in used if len(u) >= 4]
+    return _VAR.sub(sub, text), keep(used)
 
 
 def _is_http(url: str) -> bool:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from client.core.config import env_secrets
+from client.core.faults import one_line
+from client.core.secrets import env_secrets
 from client.engine.store import Store
 from client.engine.memory.extract import extract_bullets, score_bullets
 from client.core.memory.policy import Bullet, merge, pack, select
@@ -50,7 +51,7 @@ class MemoryManager:
         try:
             bullets = await extract_bullets(self.model, rows, env_secrets())
         except Exception as e:  # noqa: BLE001 - memory is best effort; the chat is not
-            result.error = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+            result.error = one_line(e)
             return result
         result.candidates = len(bullets)
         if bullets:

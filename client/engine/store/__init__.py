@@ -1,7 +1,7 @@
 """Storage: threads, transcript, usage and the LangGraph checkpointer."""
 
 from client.engine.store.base import Store, StoreError, ThreadInfo, TurnUsage
-from client.engine.store.pg_url import is_postgres_url, mask_url
+from client.core.pg_url import is_postgres_url, mask_url
 
 
 async def open_store(url: str) -> Store:

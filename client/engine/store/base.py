@@ -93,6 +93,10 @@ class Store(ABC):
         """Remove every row of the thread from every table, its memory included.
         Raises StoreError("thread_busy") when another client has the thread open."""
 
+    async def vacuum(self) -> None:
+        """Give the space of deleted rows back now (run after `delete`); a no-op where the
+        database server reclaims it on its own (Postgres autovacuum)."""
+
     # -- one client per thread -------------------------------------------------
     async def lock_thread(self, thread_id: str) -> bool:
         """Claim the thread for this store until unlock_thread() or close(); False

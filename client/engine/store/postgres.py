@@ -25,7 +25,9 @@ from client.engine.store import codec
 from client.core.memory.policy import Bullet
 from client.engine.store.base import Store, StoreError, ThreadInfo, TurnUsage
 from client.engine.store.pg_migrations import apply, up_to_date
-from client.engine.store.pg_url import mask_url, redact
+from client.core.faults import one_line
+from client.core.pg_url import mask_url
+from client.core.secrets import redact_db_error
 
 CONNECT_TIMEOUT = 10  # seconds, per connection attempt
 POOL_MAX = 4  # one client runs one statement at a time; a few spare for the saver
@@ -68,8 +70,7 @@ class PostgresStore(Store):
             await self.setup()
         except (psycopg.Error, PoolTimeout, OSError) as e:
             await self.close()
-            detail = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise StoreError("db_pg_error", url=self.shown, detail=redact(detail, url)) from None
+            raise StoreError("db_pg_error", url=self.shown, detail=redact_db_error(one_line(e), url)) from None
         return self
 
     # -- plumbing --------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from client.core.faults import one_line
+from client.core.secrets import redact, settings_secrets
 from client.ui.i18n import t
-from client.ui.render import redact
 from client.ui.slash.base import SlashContext
 
 
@@ -84,8 +85,7 @@ async def model(c: SlashContext, arg: str) -> None:
     except Exception as e:  # noqa: BLE001 - one line; switching by name still works
         names = None
         if not arg:
-            c.r.error(t("models_failed", err=redact(str(e).splitlines()[0] if str(e) else type(e).__name__,
-                                                   c.s.secrets())))
+            c.r.error(t("models_failed", err=redact(one_line(e), settings_secrets(c.s))))
             return
     if not arg:
         if names is None:

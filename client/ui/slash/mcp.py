@@ -9,6 +9,7 @@ from client.core.context.budget import estimate_text_tokens
 from client.engine.mcp.catalog import (CatalogError, list_prompts, list_resources, mentions, parse_prompt_call,
                                        read_resource, run_prompt)
 from client.ui.i18n import t
+from client.ui.mcp_view import describe_servers, describe_tools
 from client.ui.slash.base import SlashContext
 
 if TYPE_CHECKING:
@@ -24,12 +25,12 @@ def _server(hub: ToolHub, name: str):  # -> ServerConn | None
 
 
 async def tools(c: SlashContext, arg: str) -> None:
-    for line in c.hub.describe_tools():
+    for line in describe_tools(c.hub):
         c.r.line(line)
 
 
 async def servers(c: SlashContext, arg: str) -> None:
-    for line in c.hub.describe_servers():
+    for line in describe_servers(c.hub):
         c.r.line(line)
 
 

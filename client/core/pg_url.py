@@ -20,11 +20,3 @@ def mask_url(url: str) -> str:
     """The URL with every password replaced by ***; anything else unchanged."""
     out = _USERINFO.sub(lambda m: m["head"] + (MASK if m["pw"] else "") + m["at"], url)
     return _PARAM.sub(lambda m: m["head"] + MASK, out)
-
-
-def redact(text: str, url: str) -> str:
-    """`text` (e.g. a driver's error message) with the URL masked and its password gone."""
-    text = text.replace(url, mask_url(url))
-    for pw in url_passwords(url):
-        text = text.replace(pw, MASK)
-    return mask_url(text)

@@ -1,0 +1,47 @@
+"""MCP hub data in words: tool progress lines and the /tools, /servers listings (translated here)."""
+
+from __future__ import annotations
+
+from client.engine.mcp.hub import ToolHub, ToolProgress
+from client.engine.mcp.server import ServerConn
+from client.ui.i18n import t
+
+
+def progress_line(p: ToolProgress) -> str:
+    step = f"{p.done:g}/{p.total:g}" if p.total else f"{p.done:g}"
+    if p.state == "running":
+        msg = f" - {' '.join(p.message.split())[:80]}" if p.message else ""
+        return t("mcp_progress", tool=p.tool, step=step, msg=msg)
+    return t("mcp_progress_done" if p.state == "done" else "mcp_progress_stopped", tool=p.tool, step=step)
+
+
+def _state(server: ServerConn) -> str:
+    text = t(f"mcp_state_{server.state}")
+    return f"{text}: {server.error}" if server.error and server.state != "connected" else text
+
+
+def describe_tools(hub: ToolHub) -> list[str]:
+    if not hub.servers:
+        return [t("mcp_no_servers")]
+    lines: list[str] = []
+    for s in hub.servers:
+        names = hub.tools_of(s)
+        lines.append(t("mcp_tools_server", name=s.spec.name, state=_state(s), n=len(names)))
+        for name, tool in names:
+            shown = name if name == tool.name else f"{name} ({tool.name})"
+            desc = (tool.description or tool.title or "").strip().splitlines()
+            lines.append(f"  {shown}: {desc[0][:100] if desc else ''}".rstrip(": "))
+    return lines
+
+
+def describe_servers(hub: ToolHub) -> list[str]:
+    if not hub.servers:
+        return [t("mcp_no_servers")]
+    lines = []
+    for s in hub.servers:
+        line = t("mcp_server_row", name=s.spec.name, state=_state(s), transport=s.spec.transport,
+                 shown=s.spec.shown, n=len(hub.tools_of(s)))
+        if s.restarts:
+            line += t("mcp_server_restarts", n=s.restarts)
+        lines.append(line)
+    return lines
