@@ -6,6 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 from client.core.config import THREAD_ID_RE
+from client.core.secrets import settings_secrets
 from client.engine.store import Store, StoreError
 from client.ui.export import to_json, to_markdown
 from client.ui.i18n import t
@@ -72,7 +73,9 @@ async def delete(c: SlashContext, arg: str) -> None:
 
 async def export(c: SlashContext, path: str) -> None:
     data = await c.session.export_data()
-    text = to_json(data.info, data.rows) if path.endswith(".json") else to_markdown(data.info, data.rows)
+    secrets = settings_secrets(c.s)  # a key given with --api-key too, not only the environment's
+    fmt = to_json if path.endswith(".json") else to_markdown
+    text = fmt(data.info, data.rows, secrets)
     if path:
         try:
             Path(path).expanduser().write_text(text, encoding="utf-8")
