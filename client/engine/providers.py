@@ -9,6 +9,7 @@ the two non-CLOVA providers.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 from contextlib import asynccontextmanager
@@ -151,12 +152,43 @@ async def provider_runtime(s: Settings) -> AsyncIterator[Settings]:
         print(i18n.t("auto_local", model=LOCAL_LABEL), file=sys.stderr, flush=True)
     install_sigterm_handler()
     server = prepare(start=True)  # SetupError: one line, exit 1 (client/ui/cli.py)
+    helper, helper_ready = None, None
     try:
+        helper = _start_summary_server(server, s)
         await server.wait_ready()
+        if helper is not None:
+            helper_ready = asyncio.get_running_loop().create_task(_when_ready(helper, s))
         s.base_url = server.base_url
         _announce(s)
         if s.debug:
             print(f"[local] {server.base_url} pid={server.pid} ready in {server.ready_seconds:.1f}s", file=sys.stderr)
         yield s
     finally:
+        if helper_ready is not None:
+            helper_ready.cancel()
+        if helper is not None:
+            helper.stop()
         server.stop()
+
+
+def _start_summary_server(chat: Any, s: Settings) -> Any:
+    """The niced one-slot server for background summaries (client/engine/local/server.py),
+    spawned alongside the chat's; None when it cannot start (summaries then use the chat's)."""
+    if os.environ.get("MCP_CHAT_SUMMARY_SERVER", "1") == "0":
+        return None
+    from client.engine.local.server import summary_server
+
+    try:
+        return summary_server(chat).start()
+    except OSError:
+        return None
+
+
+async def _when_ready(helper: Any, s: Settings) -> None:
+    """Background summaries move to the helper once it answers; until then, or if it never
+    does, they go to the chat's server as before."""
+    try:
+        await helper.wait_ready()
+    except Exception:  # noqa: BLE001 - the chat's server still serves summaries
+        return
+    s.summary_base_url = helper.base_url

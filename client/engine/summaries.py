@@ -70,15 +70,17 @@ class Summaries:
         self.output_tokens = output_tokens
         self.pending: Pending | None = None
 
-    def _model(self) -> Any:
+    def _model(self, summarizer: Any = None) -> Any:
+        summarizer = summarizer or self.summarizer
         if self.output_tokens is None:
-            return self.summarizer
+            return summarizer
         from client.engine.providers import limit_output
 
-        return limit_output(self.summarizer, self.output_tokens)
+        return limit_output(summarizer, self.output_tokens)
 
-    async def roll(self, plan: SummaryPlan, focus: str | None = None) -> Rolled:
-        model = self._model()
+    async def roll(self, plan: SummaryPlan, focus: str | None = None, summarizer: Any = None) -> Rolled:
+        """`summarizer`: another model for this roll (the background one), else the session's."""
+        model = self._model(summarizer)
 
         async def ask(request: list[BaseMessage]) -> str:
             reply = await with_retries(lambda: model.ainvoke(request))
@@ -89,9 +91,9 @@ class Summaries:
                                   summary_budget=summary_budget(self.max_input_tokens), focus=focus)
 
     # -- the background task -------------------------------------------------------
-    def start(self, thread_id: str, plan: SummaryPlan) -> None:
+    def start(self, thread_id: str, plan: SummaryPlan, summarizer: Any = None) -> None:
         self.cancel()
-        task = asyncio.get_running_loop().create_task(self.roll(plan))
+        task = asyncio.get_running_loop().create_task(self.roll(plan, summarizer=summarizer))
         task.add_done_callback(_quiet)
         self.pending = Pending(thread_id, plan, covered_ids(plan), task)
 

@@ -41,27 +41,47 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _die_with_parent(parent: int) -> None:
-    """preexec_fn (runs in the child before exec): SIGTERM when the parent thread exits."""
+def _die_with_parent(parent: int, nice: int = 0) -> None:
+    """preexec_fn (runs in the child before exec): SIGTERM when the parent thread exits;
+    with `nice`, the lowest CPU priority."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
+    if nice:
+        _lower_priority(nice)
+
+
+def _lower_priority(nice: int) -> None:
+    """Nice the process and, where the kernel groups sessions (autogroup), its new session too:
+    with autogroup a niced process in its own session would still get half the CPU."""
+    try:
+        os.nice(nice)
+    except OSError:
+        pass
+    try:
+        with open("/proc/self/autogroup", "w") as f:
+            f.write(str(nice))
+    except OSError:
+        pass
 
 
 SLOTS = 2
+SUMMARY_NICE = 19  # the summary server only gets the CPU the chat leaves idle
 
 
 class LocalServer:
     def __init__(self, binary: Path, model: Path, template: Path, *, alias: str, ctx: int = CONTEXT_WINDOW,
-                 threads: int | None = None, watchdog: bool | None = None) -> None:
+                 threads: int | None = None, watchdog: bool | None = None, slots: int = SLOTS,
+                 nice: int = 0, name: str = "llama-server") -> None:
         self.binary, self.model, self.template, self.alias = binary, model, template, alias
         self.ctx = ctx
+        self.slots, self.nice = slots, nice
         self.threads = threads or int(os.environ.get("MCP_CHAT_LOCAL_THREADS", "0") or 0) or None
         self.watchdog = (not sys.platform.startswith("linux")) if watchdog is None else watchdog
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
-        self.log_path = cache_root() / "llama-server.log"
+        self.log_path = cache_root() / f"{name}.log"
         self.started_at = 0.0
         self.ready_seconds = 0.0
 
@@ -75,10 +95,10 @@ class LocalServer:
 
     def command(self) -> list[str]:
         cmd = [str(self.binary), "--model", str(self.model), "--alias", self.alias,
-               "--host", "127.0.0.1", "--port", str(self.port), "--ctx-size", str(self.ctx * SLOTS),
-               # two slots of `ctx` each: the background summary (client/engine/summaries.py) runs in its own
-               # slot, so the chat slot keeps its cached prompt and the next turn is not queued behind it
-               "--parallel", str(SLOTS), "--jinja", "--chat-template-file", str(self.template),
+               "--host", "127.0.0.1", "--port", str(self.port), "--ctx-size", str(self.ctx * self.slots),
+               # two slots of `ctx` each: a summary the turn waits for (or /compact) runs in its own slot,
+               # so the chat slot keeps its cached prompt; background summaries go to `summary_server`
+               "--parallel", str(self.slots), "--jinja", "--chat-template-file", str(self.template),
                "--offline", "--no-webui",
                "--no-context-shift"]  # a request too long for the window is an error, never silently cut
         if self.threads:
@@ -99,9 +119,11 @@ class LocalServer:
         if self.watchdog:
             cmd = [sys.executable, "-c", _WATCHDOG, *cmd]
             kwargs["stdin"] = subprocess.PIPE
+            if self.nice:
+                kwargs["preexec_fn"] = lambda n=self.nice: _lower_priority(n)
         else:
             kwargs["stdin"] = subprocess.DEVNULL
-            kwargs["preexec_fn"] = lambda parent=os.getpid(): _die_with_parent(parent)  # noqa: PLW0108
+            kwargs["preexec_fn"] = lambda parent=os.getpid(), n=self.nice: _die_with_parent(parent, n)
         self.started_at = time.monotonic()
         try:
             self.proc = subprocess.Popen(cmd, **kwargs)
@@ -145,6 +167,15 @@ class LocalServer:
                 proc.wait(grace)
         if proc.stdin is not None:
             proc.stdin.close()
+
+
+def summary_server(chat: LocalServer) -> LocalServer:
+    """A second server for background summaries: one slot, lowest CPU priority. A summary made
+    while the user reads would otherwise take the cores from the next chat turn; niced, it
+    runs in the time the chat leaves idle. Same weights (the page cache shares them)."""
+    return LocalServer(chat.binary, chat.model, chat.template, alias=chat.alias, ctx=chat.ctx,
+                       threads=chat.threads, watchdog=chat.watchdog, slots=1, nice=SUMMARY_NICE,
+                       name="llama-server-summary")
 
 
 def _signal_group(pid: int, sig: int) -> None:
