@@ -154,8 +154,8 @@ async def provider_runtime(s: Settings) -> AsyncIterator[Settings]:
     server = prepare(start=True)  # SetupError: one line, exit 1 (client/ui/cli.py)
     helper, helper_ready = None, None
     try:
-        helper = _start_summary_server(server, s)
         await server.wait_ready()
+        helper = _start_summary_server(server, s)  # after the chat's: its loading does not delay the start
         if helper is not None:
             helper_ready = asyncio.get_running_loop().create_task(_when_ready(helper, s))
         s.base_url = server.base_url

@@ -41,26 +41,28 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _die_with_parent(parent: int, nice: int = 0) -> None:
-    """preexec_fn (runs in the child before exec): SIGTERM when the parent thread exits;
-    with `nice`, the lowest CPU priority."""
+def _die_with_parent(parent: int) -> None:
+    """preexec_fn (runs in the child before exec): SIGTERM when the parent thread exits."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
-    if nice:
-        _lower_priority(nice)
 
 
-def _lower_priority(nice: int) -> None:
-    """Nice the process and, where the kernel groups sessions (autogroup), its new session too:
-    with autogroup a niced process in its own session would still get half the CPU."""
+def lower_priority(pid: int, nice: int) -> None:
+    """Renice a running process: every thread (Linux nices threads, not processes; threads made
+    later inherit) and, where the kernel groups sessions (autogroup), its session too, or a
+    niced process in a session of its own would still get its full share. Raising the nice
+    value of one's own process needs no privilege."""
+    tasks = Path(f"/proc/{pid}/task")
+    tids = [int(t.name) for t in tasks.iterdir()] if tasks.is_dir() else [pid]
+    for tid in tids:
+        try:
+            os.setpriority(os.PRIO_PROCESS, tid, nice)
+        except OSError:
+            pass
     try:
-        os.nice(nice)
-    except OSError:
-        pass
-    try:
-        with open("/proc/self/autogroup", "w") as f:
+        with open(f"/proc/{pid}/autogroup", "w") as f:
             f.write(str(nice))
     except OSError:
         pass
@@ -103,6 +105,8 @@ class LocalServer:
                "--no-context-shift"]  # a request too long for the window is an error, never silently cut
         if self.threads:
             cmd += ["--threads", str(self.threads)]
+        if self.nice:
+            cmd += ["--no-warmup"]  # ready sooner; its first request is in the background anyway
         return cmd
 
     def start(self) -> LocalServer:
@@ -119,11 +123,11 @@ class LocalServer:
         if self.watchdog:
             cmd = [sys.executable, "-c", _WATCHDOG, *cmd]
             kwargs["stdin"] = subprocess.PIPE
-            if self.nice:
-                kwargs["preexec_fn"] = lambda n=self.nice: _lower_priority(n)
+            if self.nice:  # no /proc to renice through later: niced from the start
+                kwargs["preexec_fn"] = lambda n=self.nice: os.nice(n)
         else:
             kwargs["stdin"] = subprocess.DEVNULL
-            kwargs["preexec_fn"] = lambda parent=os.getpid(), n=self.nice: _die_with_parent(parent, n)
+            kwargs["preexec_fn"] = lambda parent=os.getpid(): _die_with_parent(parent)  # noqa: PLW0108
         self.started_at = time.monotonic()
         try:
             self.proc = subprocess.Popen(cmd, **kwargs)
@@ -145,6 +149,10 @@ class LocalServer:
                     r = await client.get(f"http://127.0.0.1:{self.port}/health")
                     if r.status_code == 200:
                         self.ready_seconds = time.monotonic() - self.started_at
+                        if self.nice and not self.watchdog:
+                            # loaded at normal priority (niced, loading starves on a busy machine);
+                            # from now on it only gets the CPU the chat leaves idle
+                            lower_priority(self.proc.pid, self.nice)
                         return self.ready_seconds
                 except httpx.HTTPError:
                     pass
