@@ -288,6 +288,8 @@ async def main_async(args: argparse.Namespace) -> list[Run]:
     from client.engine.providers import provider_runtime
 
     os.environ.setdefault("MCP_CHAT_TEMPERATURE", "0")
+    if args.pause > 0:  # a person at a terminal: the client starts its summary server (not in a pipe)
+        os.environ.setdefault("MCP_CHAT_SUMMARY_SERVER", "1")
     stub = None
     if args.provider == "stub":
         from tests.stubs.llm_stub import LLMStub
@@ -298,7 +300,7 @@ async def main_async(args: argparse.Namespace) -> list[Run]:
         s = settings_for(args.provider, stub.base_url if stub else None, args.answer_tokens)
         runs: list[Run] = []
         async with provider_runtime(s):
-            if s.provider == "local" and "summarize" in args.policies:
+            if s.provider == "local" and "summarize" in args.policies and args.pause > 0:
                 await _summary_server_ready(s)
             with tempfile.TemporaryDirectory() as tmp:
                 for lang in args.langs.split(","):

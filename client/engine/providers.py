@@ -167,14 +167,17 @@ async def provider_runtime(s: Settings) -> AsyncIterator[Settings]:
         if helper_ready is not None:
             helper_ready.cancel()
         if helper is not None:
-            helper.stop()
+            helper.stop(grace=1.0)  # holds nothing worth a slow clean exit; niced, it may be slow to stop
         server.stop()
 
 
 def _start_summary_server(chat: Any, s: Settings) -> Any:
     """The niced one-slot server for background summaries (client/engine/local/server.py),
-    spawned alongside the chat's; None when it cannot start (summaries then use the chat's)."""
-    if os.environ.get("MCP_CHAT_SUMMARY_SERVER", "1") == "0":
+    spawned once the chat's is ready; None when it cannot start (summaries then use the chat's).
+    Only at a terminal: in a pipe the next message waits for the summary, which then needs the
+    CPU at once (the chat's second slot). MCP_CHAT_SUMMARY_SERVER=1 / 0 forces it on / off."""
+    forced = os.environ.get("MCP_CHAT_SUMMARY_SERVER", "").strip()
+    if forced == "0" or (forced != "1" and not sys.stdin.isatty()):
         return None
     from client.engine.local.server import summary_server
 
