@@ -54,6 +54,7 @@ class Pending:
     plan: SummaryPlan
     ids: list[str]
     task: asyncio.Task[Rolled]
+    background: bool = False  # on the niced summary server (it only gets idle CPU)
 
 
 @dataclass
@@ -95,7 +96,7 @@ class Summaries:
         self.cancel()
         task = asyncio.get_running_loop().create_task(self.roll(plan, summarizer=summarizer))
         task.add_done_callback(_quiet)
-        self.pending = Pending(thread_id, plan, covered_ids(plan), task)
+        self.pending = Pending(thread_id, plan, covered_ids(plan), task, summarizer is not None)
 
     def running(self, thread_id: str) -> bool:
         return self.pending is not None and self.pending.thread_id == thread_id
@@ -121,6 +122,13 @@ class Summaries:
         if not p.task.done():
             if not wait:
                 return None
+            if p.background:
+                # the turn waits now: a niced server would make it wait for whatever idle CPU a
+                # busy machine has; the session's summarizer makes it at full priority instead
+                p.task.cancel()
+                task = asyncio.get_running_loop().create_task(self.roll(p.plan))
+                task.add_done_callback(_quiet)
+                p = self.pending = Pending(p.thread_id, p.plan, p.ids, task)
             await asyncio.wait([p.task])  # shielded: Ctrl-C cancels the turn, not the summary
         self.pending = None
         rolled = p.task.result()  # raises what the summarizer raised
