@@ -1,18 +1,20 @@
 """Do facts survive the context policies on a real model? Seed 000's memory test, made real.
 
-For each language (Korean, English) and policy (none, trim, summarize) one conversation: five
-kinds of facts (a name, a number, a place, a preference, a day that is later corrected) among
-unrelated turns, enough turns for two summary rolls (defaults N=5, M=2), then three questions
-about the facts (the name, the number, the corrected day). Prints facts recalled, the tokens
-of the final request, and, for summarize, how long the turn at which a summary is due takes
-against the median of the other turns, with a person's pause between messages.
+For each language (Korean, English) and policy (none, trim, summarize) one conversation of 20
+turns: facts of several kinds (a name, a number, a place, a preference and a dislike, a
+relative's name and plan, a day that is later corrected) among filler requests with ordinary
+answers, enough for four summary rolls (defaults N=5, M=2), then three questions about the
+facts (the name, the number, the corrected day). Prints facts recalled, the tokens of the final
+request, and, for summarize, with a person's pause between messages, how long the turn at which
+a summary is due (and the turn that applies it) takes against the median of the other turns.
 
-    python bench/retention_bench.py                    # local model (llama-server), ~10-15 min
+    python bench/retention_bench.py                    # local model (llama-server), ~30-40 min
     python bench/retention_bench.py --provider stub    # the recording stub: a dry run of the harness
     python bench/retention_bench.py --readme           # also write the table into README.md
 
 The local model must be prepared first (`python scripts/setup_local_model.py`). No MCP tools
-are offered: the test is about context, not search.
+are offered: the test is about context, not search. `SHORT` is the 14-turn version the
+real-model suite runs (tests/localmodel/test_retention.py).
 """
 
 from __future__ import annotations
@@ -37,9 +39,66 @@ from client.ui.options import add_chat_options, resolve  # noqa: E402
 from client.core.context.policy import ContextSettings  # noqa: E402
 from client.engine.session import Notice, TurnDone  # noqa: E402
 from client.engine.store import open_store  # noqa: E402
+from client.core.context.budget import estimate_text_tokens  # noqa: E402
 
-# (message, ) planted; probes: (question, accepted answers)
+# Long conversations (the bench): facts of several kinds among filler requests whose answers are
+# ordinary chat answers; enough turns for four summary rolls before the questions (N=5, M=2).
 CONVERSATIONS: dict[str, dict] = {
+    "ko": {
+        "turns": [
+            "기억해 줘: 내 고양이 이름은 모찌야.",
+            "파이썬에서 리스트를 정렬하는 방법을 알려줘.",
+            "내 사물함 번호는 4817이야.",
+            "아침에 집중이 잘 되는 습관을 몇 가지 알려줘.",
+            "나는 부산 해운대에 살아.",
+            "비 오는 날 실내에서 할 만한 운동을 추천해 줘.",
+            "나는 매운 음식을 좋아하고 오이는 싫어해.",
+            "치과 예약은 화요일이야.",
+            "하늘이 파란 이유를 설명해 줘.",
+            "여동생 이름은 서연이고 다음 달에 결혼해.",
+            "집에서 커피를 맛있게 내리는 방법을 알려줘.",
+            "사실 치과 예약은 목요일로 바뀌었어.",
+            "간단한 저녁 메뉴 하나 추천해 줘.",
+            "이메일 제목을 잘 쓰는 요령을 알려줘.",
+            "산책하기 좋은 시간은 언제일까?",
+            "잠이 잘 오게 하는 방법을 알려줘.",
+            "주말에 읽을 만한 책 장르를 추천해 줘.",
+        ],
+        "probes": [
+            ("내 고양이 이름이 뭐였지? 이름만 답해 줘.", ["모찌"]),
+            ("내 사물함 번호가 뭐였지? 숫자만 답해 줘.", ["4817"]),
+            ("치과 예약이 무슨 요일이지? 요일만 답해 줘.", ["목요일"]),
+        ],
+    },
+    "en": {
+        "turns": [
+            "Please remember: my cat's name is Mochi.",
+            "How do I sort a list in Python?",
+            "My locker number is 4817.",
+            "What are a few morning habits that help me focus?",
+            "I live in Lisbon, near the river.",
+            "Suggest some indoor exercise for a rainy day.",
+            "I love spicy food, but I can't stand cucumbers.",
+            "My dentist appointment is on Tuesday.",
+            "Why is the sky blue?",
+            "My sister Clara is getting married next month.",
+            "How do I make good coffee at home?",
+            "Actually, the dentist appointment moved to Thursday.",
+            "Suggest one quick dinner idea.",
+            "Any tips for writing a clear email subject line?",
+            "When is a good time of day for a walk?",
+            "How can I fall asleep more easily?",
+            "Recommend a book genre for a quiet weekend.",
+        ],
+        "probes": [
+            ("What is my cat's name? Answer with the name only.", ["mochi"]),
+            ("What is my locker number? Answer with the number only.", ["4817"]),
+            ("Which day is my dentist appointment? Answer with the day only.", ["thursday"]),
+        ],
+    },
+}
+# The short version (14 turns, two rolls) for the real-model suite, where time is scarce.
+SHORT: dict[str, dict] = {
     "ko": {
         "turns": [
             "기억해 줘: 내 고양이 이름은 모찌야.",
@@ -54,11 +113,7 @@ CONVERSATIONS: dict[str, dict] = {
             "간단한 저녁 메뉴 하나 추천해 줘.",
             "산책하기 좋은 시간을 한 문장으로 말해 줘.",
         ],
-        "probes": [
-            ("내 고양이 이름이 뭐였지? 이름만 답해 줘.", ["모찌"]),
-            ("내 사물함 번호가 뭐였지? 숫자만 답해 줘.", ["4817"]),
-            ("치과 예약이 무슨 요일이지? 요일만 답해 줘.", ["목요일"]),
-        ],
+        "probes": CONVERSATIONS["ko"]["probes"],
     },
     "en": {
         "turns": [
@@ -74,11 +129,7 @@ CONVERSATIONS: dict[str, dict] = {
             "Suggest one quick dinner idea.",
             "In one sentence, when is a good time for a walk?",
         ],
-        "probes": [
-            ("What is my cat's name? Answer with the name only.", ["mochi"]),
-            ("What is my locker number? Answer with the number only.", ["4817"]),
-            ("Which day is my dentist appointment? Answer with the day only.", ["thursday"]),
-        ],
+        "probes": CONVERSATIONS["en"]["probes"],
     },
 }
 POLICIES = {  # strategy, max_turns, summary_after (the documented defaults)
@@ -99,16 +150,25 @@ class Run:
     final_estimated: int = 0
     times: list[float] = field(default_factory=list)
     due: list[int] = field(default_factory=list)  # indexes of turns at which a summary was due
+    taken: list[int] = field(default_factory=list)  # indexes of turns that applied a summary
     waited: int = 0  # turns that waited for a summary
     answers: list[str] = field(default_factory=list)
     summary: str = ""
 
-    def due_ratio(self) -> float | None:
-        ordinary = [t for i, t in enumerate(self.times) if i not in self.due]
-        due = [self.times[i] for i in self.due if i < len(self.times)]
-        if not ordinary or not due:
+    def ordinary_median(self) -> float | None:
+        ordinary = [t for i, t in enumerate(self.times) if i not in self.due and i not in self.taken]
+        return statistics.median(ordinary) if ordinary else None
+
+    def ratio(self, which: list[int]) -> float | None:
+        """The slowest of these turns against the median of the ordinary ones."""
+        med = self.ordinary_median()
+        picked = [self.times[i] for i in which if i < len(self.times)]
+        if not med or not picked:
             return None
-        return max(due) / statistics.median(ordinary)
+        return max(picked) / med
+
+    def due_ratio(self) -> float | None:
+        return self.ratio(self.due)
 
 
 def settings_for(provider: str, base_url: str | None, answer_tokens: int = 160) -> Settings:
@@ -130,7 +190,8 @@ def recalled(answer: str, accepted: list[str]) -> bool:
     return any(x in a for x in accepted)
 
 
-async def run_one(base: Settings, lang: str, policy: str, pause: float, db: str) -> Run:
+async def run_one(base: Settings, lang: str, policy: str, pause: float, db: str,
+                  conversations: dict[str, dict] | None = None) -> Run:
     strategy, max_turns, after = POLICIES[policy]
     s = Settings(**{**base.__dict__})
     s.context = ContextSettings(strategy, max_turns, after)  # type: ignore[arg-type]
@@ -141,7 +202,7 @@ async def run_one(base: Settings, lang: str, policy: str, pause: float, db: str)
         session = build_session(s, store, [])  # as the client builds it (no tools here)
         session.wait_for_summary = pause <= 0  # a person at a terminal: summaries in the background
         await session.open(f"{lang}-{policy}")
-        conv = CONVERSATIONS[lang]
+        conv = (conversations or CONVERSATIONS)[lang]
         messages = [*conv["turns"], *(q for q, _ in conv["probes"])]
         n_planted = len(conv["turns"])
         seen = None
@@ -162,6 +223,8 @@ async def run_one(base: Settings, lang: str, policy: str, pause: float, db: str)
             run.times.append(time.perf_counter() - started)
             if due_now:
                 run.due.append(i)
+            if done is not None and done.summarized:
+                run.taken.append(i)
             if i >= n_planted:
                 ok = recalled(answer, conv["probes"][i - n_planted][1])
                 run.recalled += ok
@@ -181,14 +244,21 @@ async def run_one(base: Settings, lang: str, policy: str, pause: float, db: str)
 
 def table(runs: list[Run]) -> str:
     none_tokens = {r.lang: r.final_tokens for r in runs if r.policy == "none"}
-    rows = ["| 언어 | 정책 | 기억한 사실 | 마지막 요청 토큰 | none 대비 | 요약 시점 턴 / 보통 턴 중앙값 |",
-            "|---|---|---|---|---|---|"]
+    rows = ["| 언어 | 정책 | 기억한 사실 | 마지막 요청 토큰 | none 대비 | 보통 턴 중앙값 | 요약 시점 턴 (최대) / 중앙값 "
+            "| 요약 적용 턴 (최대) / 중앙값 | 요약을 기다린 턴 |",
+            "|---|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in runs:
         base = none_tokens.get(r.lang) or 0
         pct = f"{100 * r.final_tokens / base:.0f}%" if base else "-"
-        ratio = r.due_ratio()
-        due = f"{ratio:.2f}x" if ratio is not None and r.policy == "summarize" else "-"
-        rows.append(f"| {r.lang} | {r.policy} | {r.recalled}/{r.probes} | {r.final_tokens} | {pct} | {due} |")
+        med = r.ordinary_median()
+        summ = r.policy == "summarize"
+
+        def fmt(x: float | None) -> str:
+            return f"{x:.2f}x" if x is not None and summ else "-"
+
+        rows.append(f"| {r.lang} | {r.policy} | {r.recalled}/{r.probes} | {r.final_tokens} | {pct} | "
+                    f"{f'{med:.1f} s' if med else '-'} | {fmt(r.due_ratio())} | {fmt(r.ratio(r.taken))} | "
+                    f"{r.waited if summ else '-'} |")
     by_policy: dict[str, list[int]] = {}
     for r in runs:
         got = by_policy.setdefault(r.policy, [0, 0])
@@ -216,6 +286,8 @@ async def main_async(args: argparse.Namespace) -> list[Run]:
     from client.ui.i18n import t
 
     os.environ.setdefault("MCP_CHAT_TEMPERATURE", "0")
+    if args.pause > 0:  # a person at a terminal: the client starts its summary server (not in a pipe)
+        os.environ.setdefault("MCP_CHAT_SUMMARY_SERVER", "1")
     stub = None
     if args.provider == "stub":
         from tests.stubs.llm_stub import LLMStub
@@ -226,6 +298,8 @@ async def main_async(args: argparse.Namespace) -> list[Run]:
         s = settings_for(args.provider, stub.base_url if stub else None, args.answer_tokens)
         runs: list[Run] = []
         async with get_provider(s.provider).runtime(s, lambda key, fmt: print(t(key, **fmt), file=sys.stderr)):
+            if s.provider == "local" and "summarize" in args.policies and args.pause > 0:
+                await _summary_server_ready(s)
             with tempfile.TemporaryDirectory() as tmp:
                 for lang in args.langs.split(","):
                     for policy in args.policies.split(","):
@@ -234,7 +308,8 @@ async def main_async(args: argparse.Namespace) -> list[Run]:
                         runs.append(r)
                         print(f"[{lang}/{policy}] {r.recalled}/{r.probes} facts, final request {r.final_tokens} "
                               f"tokens, {time.perf_counter() - t0:.0f}s, turn times "
-                              f"{[round(x, 1) for x in r.times]}, due {r.due}, waited {r.waited}", flush=True)
+                              f"{[round(x, 1) for x in r.times]}, due {r.due}, taken {r.taken}, waited {r.waited}, "
+                              f"summary {estimate_text_tokens(r.summary)} tokens", flush=True)
                         for a in r.answers:
                             print("   ", a, flush=True)
                         if args.verbose and r.summary:
@@ -243,6 +318,16 @@ async def main_async(args: argparse.Namespace) -> list[Run]:
     finally:
         if stub is not None:
             stub.stop()
+
+
+async def _summary_server_ready(s: Settings, timeout: float = 300.0) -> None:
+    """Measure the client as a person meets it a minute after start: background summaries on
+    the niced summary server (client/engine/local/server.py), not on the chat's while it loads."""
+    deadline = time.monotonic() + timeout
+    while not s.summary_base_url and time.monotonic() < deadline:
+        await asyncio.sleep(0.5)
+    print(f"[summary server] {s.summary_base_url or 'not ready: background summaries use the chat server'}",
+          flush=True)
 
 
 def main() -> None:
@@ -256,15 +341,19 @@ def main() -> None:
     ap.add_argument("-v", "--verbose", action="store_true", help="print the final summaries")
     args = ap.parse_args()
     started = time.perf_counter()
+    load_before = os.getloadavg()[0]
     runs = asyncio.run(main_async(args))
+    load_after = os.getloadavg()[0]
     text = table(runs)
     print()
     print(text)
     minutes = (time.perf_counter() - started) / 60
-    print(f"\n({minutes:.1f} min)")
+    print(f"\n({minutes:.1f} min, load average {load_before:.1f} before, {load_after:.1f} after)")
     if args.readme:
-        meta = (f"`python bench/retention_bench.py --provider {args.provider}` (온도 0, 메시지 사이 {args.pause:g}초 멈춤, "
-                f"요약 N=5 M=2, trim M=5, 도구 없음; 약 {minutes:.0f}분)")
+        flags = " ".join(a for a in sys.argv[1:] if a != "--readme")
+        meta = (f"`python bench/retention_bench.py {flags}`".replace(" `", "`") + f" (provider {args.provider}, 온도 0, 메시지 사이 {args.pause:g}초 멈춤, "
+                f"요약 N=5 M=2, trim M=5, 답 {args.answer_tokens} 토큰 한도, 도구 없음; 약 {minutes:.0f}분, "
+                f"1분 부하 평균 {load_before:.1f} → {load_after:.1f}, 2코어)")
         write_readme(text, meta)
 
 

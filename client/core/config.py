@@ -62,6 +62,7 @@ class Settings:
     base_url: str = DEFAULT_BASE_URL
     provider: str = "clova"  # clova | openai | local (client/engine/providers.py)
     provider_auto: bool = False  # local chosen because no CLOVA key was configured
+    summary_base_url: str = ""  # local: the niced server for background summaries, once it is ready
     context: ContextSettings = field(default_factory=ContextSettings)
     max_input_tokens: int = 0
     budget_explicit: bool = False  # --max-input-tokens / MAX_INPUT_TOKENS given: /model keeps it

@@ -12,6 +12,7 @@ Nothing here prints or writes os.environ; notices go out as (key, fields) to the
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from contextlib import asynccontextmanager
@@ -172,14 +173,48 @@ class LocalProvider(Provider):
             notify("auto_local", {"model": self.label})
         install_sigterm_handler()
         server = prepare(start=True)  # SetupError: one line, exit 1 (client/ui/cli.py)
+        helper, helper_ready = None, None
         try:
             await server.wait_ready()
+            helper = _start_summary_server(server)  # after the chat's: its loading does not delay the start
+            if helper is not None:
+                helper_ready = asyncio.get_running_loop().create_task(_when_ready(helper, s))
             s.base_url = server.base_url
             if s.debug:
                 notify("local_ready", {"url": server.base_url, "pid": server.pid, "seconds": server.ready_seconds})
             yield s
         finally:
+            if helper_ready is not None:
+                helper_ready.cancel()
+            if helper is not None:
+                helper.stop(grace=1.0)  # holds nothing worth a slow clean exit; niced, it may be slow to stop
             server.stop()
+
+
+def _start_summary_server(chat: Any) -> Any:
+    """The niced one-slot server for background summaries (client/engine/local/server.py),
+    spawned once the chat's is ready; None when it cannot start (summaries then use the chat's).
+    Only at a terminal: in a pipe the next message waits for the summary, which then needs the
+    CPU at once (the chat's second slot). MCP_CHAT_SUMMARY_SERVER=1 / 0 forces it on / off."""
+    forced = os.environ.get("MCP_CHAT_SUMMARY_SERVER", "").strip()
+    if forced == "0" or (forced != "1" and not sys.stdin.isatty()):
+        return None
+    from client.engine.local.server import summary_server
+
+    try:
+        return summary_server(chat).start()
+    except OSError:
+        return None
+
+
+async def _when_ready(helper: Any, s: Settings) -> None:
+    """Background summaries move to the helper once it answers; until then, or if it never
+    does, they go to the chat's server as before."""
+    try:
+        await helper.wait_ready()
+    except Exception:  # noqa: BLE001 - the chat's server still serves summaries
+        return
+    s.summary_base_url = helper.base_url
 
 
 def _chat_openai(settings: Settings, extra: dict[str, Any], temperature: float | None) -> BaseChatModel:

@@ -8,6 +8,7 @@ every message. Output is a stream of events; rendering is someone else's job.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 import uuid
@@ -118,6 +119,7 @@ class ChatSession:
         # it is used from the turn after it is ready (unless the budget is exceeded)
         self.wait_for_summary = not sys.stdin.isatty()
         self.last_rejected: list[str] = []
+        self._bg_summarizer: tuple[str, Any] | None = None  # (url, model) on the summary server
         self.memory = memory
         self.thread_id = ""
         self.system_prompt = settings.system_prompt
@@ -298,7 +300,22 @@ class ChatSession:
             return
         plan = prepare(final, self.context).plan
         if plan is not None:
-            self.summaries.start(self.thread_id, plan)
+            self.summaries.start(self.thread_id, plan, self._background_summarizer())
+
+    def _background_summarizer(self) -> Any:
+        """The model on the niced summary server (local provider, once it is ready), so the
+        summary made while the user reads does not take the CPU from the next turn; None: the
+        session's summarizer. Only background summaries go there: one the turn waits for
+        needs the CPU now, and the chat's server gives it a slot of its own."""
+        url = getattr(self.settings, "summary_base_url", "")
+        if not url:
+            return None
+        if self._bg_summarizer is None or self._bg_summarizer[0] != url:
+            from client.engine.providers import build_model
+
+            model = build_model(dataclasses.replace(self.settings, base_url=url), with_tools=False)
+            self._bg_summarizer = (url, model)
+        return self._bg_summarizer[1]
 
     async def _cut_loop(self, final: list[BaseMessage]) -> tuple[list[BaseMessage], bool]:
         """An answer that is a repetition loop is cut to its first round before it is stored."""

@@ -54,6 +54,7 @@ class Pending:
     plan: SummaryPlan
     ids: list[str]
     task: asyncio.Task[Rolled]
+    background: bool = False  # on the niced summary server (it only gets idle CPU)
 
 
 @dataclass
@@ -70,15 +71,17 @@ class Summaries:
         self.output_tokens = output_tokens
         self.pending: Pending | None = None
 
-    def _model(self) -> Any:
+    def _model(self, summarizer: Any = None) -> Any:
+        summarizer = summarizer or self.summarizer
         if self.output_tokens is None:
-            return self.summarizer
+            return summarizer
         from client.engine.providers import limit_output
 
-        return limit_output(self.summarizer, self.output_tokens)
+        return limit_output(summarizer, self.output_tokens)
 
-    async def roll(self, plan: SummaryPlan, focus: str | None = None) -> Rolled:
-        model = self._model()
+    async def roll(self, plan: SummaryPlan, focus: str | None = None, summarizer: Any = None) -> Rolled:
+        """`summarizer`: another model for this roll (the background one), else the session's."""
+        model = self._model(summarizer)
 
         async def ask(request: list[BaseMessage]) -> str:
             reply = await with_retries(lambda: model.ainvoke(request))
@@ -89,11 +92,11 @@ class Summaries:
                                   summary_budget=summary_budget(self.max_input_tokens), focus=focus)
 
     # -- the background task -------------------------------------------------------
-    def start(self, thread_id: str, plan: SummaryPlan) -> None:
+    def start(self, thread_id: str, plan: SummaryPlan, summarizer: Any = None) -> None:
         self.cancel()
-        task = asyncio.get_running_loop().create_task(self.roll(plan))
+        task = asyncio.get_running_loop().create_task(self.roll(plan, summarizer=summarizer))
         task.add_done_callback(_quiet)
-        self.pending = Pending(thread_id, plan, covered_ids(plan), task)
+        self.pending = Pending(thread_id, plan, covered_ids(plan), task, summarizer is not None)
 
     def running(self, thread_id: str) -> bool:
         return self.pending is not None and self.pending.thread_id == thread_id
@@ -119,6 +122,13 @@ class Summaries:
         if not p.task.done():
             if not wait:
                 return None
+            if p.background:
+                # the turn waits now: a niced server would make it wait for whatever idle CPU a
+                # busy machine has; the session's summarizer makes it at full priority instead
+                p.task.cancel()
+                task = asyncio.get_running_loop().create_task(self.roll(p.plan))
+                task.add_done_callback(_quiet)
+                p = self.pending = Pending(p.thread_id, p.plan, p.ids, task)
             await asyncio.wait([p.task])  # shielded: Ctrl-C cancels the turn, not the summary
         self.pending = None
         rolled = p.task.result()  # raises what the summarizer raised

@@ -157,3 +157,34 @@ def test_pdeathsig_helper_is_linux_only_default() -> None:
     s = LocalServer(Path("x"), Path("m"), Path("t"), alias="x")
     assert s.watchdog is (not sys.platform.startswith("linux"))
     assert server_mod.PR_SET_PDEATHSIG == 1
+
+
+def _nice_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="renice through /proc")
+def test_summary_server_is_one_slot_and_niced_once_ready(tmp_path: Path) -> None:
+    chat = LocalServer(fake_binary(tmp_path), tmp_path / "m.gguf", tmp_path / "t.jinja", alias="x")
+    helper = server_mod.summary_server(chat)
+    cmd = helper.command()
+    assert cmd[cmd.index("--parallel") + 1] == "1" and "--no-warmup" in cmd
+    assert "--no-warmup" not in chat.command()
+    base = os.getpriority(os.PRIO_PROCESS, 0)  # the tests' own (children inherit it)
+    chat.start()
+    helper.start()
+    try:
+        assert _nice_of(helper.pid) == base  # loads at normal priority
+        asyncio.run(chat.wait_ready(timeout=30))
+        asyncio.run(helper.wait_ready(timeout=30))
+        assert _nice_of(helper.pid) == server_mod.SUMMARY_NICE
+        assert _nice_of(chat.pid) == base  # the chat's server keeps its priority
+        assert chat.port != helper.port and chat.log_path != helper.log_path
+        group = Path(f"/proc/{helper.pid}/autogroup")
+        if group.exists():
+            assert group.read_text().split()[-1] == str(server_mod.SUMMARY_NICE)
+    finally:
+        pids = [chat.pid, helper.pid]
+        helper.stop()
+        chat.stop()
+    assert all(wait_dead(p) for p in pids)

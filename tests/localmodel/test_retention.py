@@ -1,6 +1,7 @@
 """Facts survive rolling summaries on the real model (a small bench/retention_bench.py).
 
-Korean and English, summarize with the documented defaults (two rolls before the questions).
+Korean and English, the bench's 14-turn conversations (`SHORT`), summarize with the documented
+defaults (two rolls before the questions).
 Floors: every planted fact is still in the summary pair the model reads (whatever the model
 wrote), and the answers recall at least 4 of the 6 facts. The full figures are the bench's.
 """
@@ -37,7 +38,7 @@ def test_summaries_keep_the_facts_on_the_real_model(local_server, tmp_path, monk
     s.base_url = local_server.base_url
     total = 0
     for lang in ("ko", "en"):
-        run = asyncio.run(bench.run_one(s, lang, "summarize", 0, str(tmp_path / f"{lang}.db")))
+        run = asyncio.run(bench.run_one(s, lang, "summarize", 0, str(tmp_path / f"{lang}.db"), bench.SHORT))
         assert run.summary, "no summary was made"
         for key in KEYS[lang][:2]:  # planted in turns 1 and 3: folded by the first roll
             assert key in run.summary, (key, run.summary)

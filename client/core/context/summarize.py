@@ -20,7 +20,8 @@ SUMMARY_SYSTEM_PROMPT = (
     "한국어로 간결하게 요약하세요.\n"
     "반드시 남길 것: 사용자가 밝힌 사실과 개인 정보, 이름, 숫자와 날짜, 장소, 조건과 제약, 선호와 취향, "
     "정정된 내용(바뀐 뒤의 값), 아직 끝나지 않은 요청과 할 일, 어떤 도구를 어떤 인자로 호출했고 무엇을 얻었는지.\n"
-    "인사말과 잡담은 생략하고, 이전 요약이 있으면 그 내용도 새 요약에 합치세요. "
+    "인사말과 잡담은 생략하고, 어시스턴트가 한 일반적인 설명·조언·방법 안내(예: 리스트 정렬법)는 옮기지 말고 "
+    "필요하면 주제만 몇 단어로 적으세요. 이전 요약이 있으면 그 내용도 새 요약에 합치세요. "
     "짧은 글머리표 몇 줄로, 요약문만 출력하세요."
 )
 SUMMARY_SYSTEM_PROMPT_EN = (
@@ -28,7 +29,8 @@ SUMMARY_SYSTEM_PROMPT_EN = (
     "Always keep: facts the user stated about themselves, names, numbers and dates, places, constraints, "
     "preferences, corrections (the value after the change), unfinished requests, and which tools were called "
     "with which arguments and what they returned.\n"
-    "Skip greetings and small talk; if a previous summary is given, merge it in. "
+    "Skip greetings and small talk. Do not restate the assistant's general explanations, advice or how-tos "
+    "(e.g. how to sort a list); at most name the topic in a few words. If a previous summary is given, merge it in. "
     "Answer with a few short bullet lines and nothing else."
 )
 FOCUS_LINE = "특히 다음 내용을 중심으로 남기세요: {focus}"
@@ -40,6 +42,9 @@ LABELS = {
            "cut": "cut", "previous": "[Previous summary]", "conversation": "[Conversation]"},
 }
 TOOL_RESULT_PREVIEW = 1500  # characters of a tool result the summarizer reads
+# characters of an assistant answer the summarizer reads: what the user said is what a summary
+# must keep; a long generic explanation only tempts a small model to copy it (and costs prompt time)
+ASSISTANT_PREVIEW = 300
 
 
 @dataclass
@@ -88,8 +93,11 @@ def render_message(m: BaseMessage, lang: Lang = "ko") -> str:
         return f"{lb['result']}({m.name or 'tool'}): {body}"
     if isinstance(m, AIMessage):
         lines = []
-        if text_of(m).strip():
-            lines.append(f"{lb['assistant']}: {text_of(m)}")
+        body = text_of(m).strip()
+        if body:
+            if len(body) > ASSISTANT_PREVIEW:
+                body = body[:ASSISTANT_PREVIEW] + f" …({lb['cut']})"
+            lines.append(f"{lb['assistant']}: {body}")
         for tc in m.tool_calls:
             args = json.dumps(tc.get("args", {}), ensure_ascii=False)
             lines.append(f"{lb['call']}: {tc.get('name')}({args})")

@@ -49,19 +49,41 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def lower_priority(pid: int, nice: int) -> None:
+    """Renice a running process: every thread (Linux nices threads, not processes; threads made
+    later inherit) and, where the kernel groups sessions (autogroup), its session too, or a
+    niced process in a session of its own would still get its full share. Raising the nice
+    value of one's own process needs no privilege."""
+    tasks = Path(f"/proc/{pid}/task")
+    tids = [int(t.name) for t in tasks.iterdir()] if tasks.is_dir() else [pid]
+    for tid in tids:
+        try:
+            os.setpriority(os.PRIO_PROCESS, tid, nice)
+        except OSError:
+            pass
+    try:
+        with open(f"/proc/{pid}/autogroup", "w") as f:
+            f.write(str(nice))
+    except OSError:
+        pass
+
+
 SLOTS = 2
+SUMMARY_NICE = 19  # the summary server only gets the CPU the chat leaves idle
 
 
 class LocalServer:
     def __init__(self, binary: Path, model: Path, template: Path, *, alias: str, ctx: int = CONTEXT_WINDOW,
-                 threads: int | None = None, watchdog: bool | None = None) -> None:
+                 threads: int | None = None, watchdog: bool | None = None, slots: int = SLOTS,
+                 nice: int = 0, name: str = "llama-server") -> None:
         self.binary, self.model, self.template, self.alias = binary, model, template, alias
         self.ctx = ctx
+        self.slots, self.nice = slots, nice
         self.threads = threads or int(os.environ.get("MCP_CHAT_LOCAL_THREADS", "0") or 0) or None
         self.watchdog = (not sys.platform.startswith("linux")) if watchdog is None else watchdog
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
-        self.log_path = cache_root() / "llama-server.log"
+        self.log_path = cache_root() / f"{name}.log"
         self.started_at = 0.0
         self.ready_seconds = 0.0
 
@@ -75,14 +97,16 @@ class LocalServer:
 
     def command(self) -> list[str]:
         cmd = [str(self.binary), "--model", str(self.model), "--alias", self.alias,
-               "--host", "127.0.0.1", "--port", str(self.port), "--ctx-size", str(self.ctx * SLOTS),
-               # two slots of `ctx` each: the background summary (client/engine/summaries.py) runs in its own
-               # slot, so the chat slot keeps its cached prompt and the next turn is not queued behind it
-               "--parallel", str(SLOTS), "--jinja", "--chat-template-file", str(self.template),
+               "--host", "127.0.0.1", "--port", str(self.port), "--ctx-size", str(self.ctx * self.slots),
+               # two slots of `ctx` each: a summary the turn waits for (or /compact) runs in its own slot,
+               # so the chat slot keeps its cached prompt; background summaries go to `summary_server`
+               "--parallel", str(self.slots), "--jinja", "--chat-template-file", str(self.template),
                "--offline", "--no-webui",
                "--no-context-shift"]  # a request too long for the window is an error, never silently cut
         if self.threads:
             cmd += ["--threads", str(self.threads)]
+        if self.nice:
+            cmd += ["--no-warmup"]  # ready sooner; its first request is in the background anyway
         return cmd
 
     def start(self) -> LocalServer:
@@ -99,6 +123,8 @@ class LocalServer:
         if self.watchdog:
             cmd = [sys.executable, "-c", _WATCHDOG, *cmd]
             kwargs["stdin"] = subprocess.PIPE
+            if self.nice:  # no /proc to renice through later: niced from the start
+                kwargs["preexec_fn"] = lambda n=self.nice: os.nice(n)
         else:
             kwargs["stdin"] = subprocess.DEVNULL
             kwargs["preexec_fn"] = lambda parent=os.getpid(): _die_with_parent(parent)  # noqa: PLW0108
@@ -123,6 +149,10 @@ class LocalServer:
                     r = await client.get(f"http://127.0.0.1:{self.port}/health")
                     if r.status_code == 200:
                         self.ready_seconds = time.monotonic() - self.started_at
+                        if self.nice and not self.watchdog:
+                            # loaded at normal priority (niced, loading starves on a busy machine);
+                            # from now on it only gets the CPU the chat leaves idle
+                            lower_priority(self.proc.pid, self.nice)
                         return self.ready_seconds
                 except httpx.HTTPError:
                     pass
@@ -145,6 +175,15 @@ class LocalServer:
                 proc.wait(grace)
         if proc.stdin is not None:
             proc.stdin.close()
+
+
+def summary_server(chat: LocalServer) -> LocalServer:
+    """A second server for background summaries: one slot, lowest CPU priority. A summary made
+    while the user reads would otherwise take the cores from the next chat turn; niced, it
+    runs in the time the chat leaves idle. Same weights (the page cache shares them)."""
+    return LocalServer(chat.binary, chat.model, chat.template, alias=chat.alias, ctx=chat.ctx,
+                       threads=chat.threads, watchdog=chat.watchdog, slots=1, nice=SUMMARY_NICE,
+                       name="llama-server-summary")
 
 
 def _signal_group(pid: int, sig: int) -> None:
