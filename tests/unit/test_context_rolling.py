@@ -14,7 +14,7 @@ from client.core.context.quality import (
     missing_terms,
     salient_statements,
 )
-from client.core.context.rolling import is_extension, notes_of, roll_summary
+from client.core.context.rolling import is_extension, notes_of, roll_summary, section_for
 from client.core.context.summarize import plan_summary
 
 
@@ -110,3 +110,15 @@ def test_degenerate_compression_is_refused():
     rolled = run(roll_summary(plan, ask, chunk_tokens=6000, summary_budget=100))
     assert not rolled.compressed and rolled.text.startswith(prev)
     assert "repetition" in rolled.rejected
+
+
+def test_echoed_questions_are_not_carried_but_facts_are():
+    """A small model lists what was asked; those lines state nothing and only cost tokens."""
+    span = [turn("How do I sort a list in Python?", "Use sorted()."), turn("My locker number is 4817.", "Noted.")]
+    model = "- How do I sort a list in Python?\n- Tell me a joke.\n- The user's locker number is 4817.\n- What is 2+2?"
+    got = section_for(span, model, "en")
+    assert "sort a list" not in got and "joke" not in got
+    assert "locker number is 4817" in got and "What is 2+2?" in got  # a number may be the answer: kept
+    assert not notes_of(got)  # the fact is in the model's lines: no verbatim note needed
+    ko = section_for([turn("파이썬 리스트 정렬 방법 알려줘", "sorted()")], "- 파이썬 리스트 정렬 방법을 알려줘", "ko")
+    assert "정렬" not in ko  # an echo of the request only

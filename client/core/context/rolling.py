@@ -20,8 +20,8 @@ from typing import Awaitable, Callable, Sequence
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from client.core.context.budget import estimate_text_tokens
-from client.core.context.quality import (Lang, degenerate_reason, detect_lang, is_correction, key_terms, missing_terms,
-                      salient_statements)
+from client.core.context.quality import (Lang, degenerate_reason, detect_lang, is_correction, is_question, key_terms,
+                                         missing_terms, salient_statements)
 from client.core.context.summarize import SummaryPlan, chunk_turns, span_lang, span_user_texts, summarizer_request
 
 Ask = Callable[[list[BaseMessage]], Awaitable[str]]
@@ -60,16 +60,34 @@ def notes_of(summary: str) -> list[str]:
 
 def section_for(span: Sequence[Sequence[BaseMessage]], model_text: str | None, lang: Lang) -> str:
     """The model's section (when usable) plus a note for every salient sentence it dropped."""
-    body = (model_text or "").strip()
+    body = _without_questions(model_text or "")
     users = span_user_texts(span)
     # a correction is always kept verbatim and last, so it reads after the value it replaces
     notes = [s for s in salient_statements(users) if not body or missing_terms(s, body) or is_correction(s)]
     notes.sort(key=is_correction)  # stable: corrections move to the end, in their order
-    if not body and not notes:  # nothing salient and nothing usable: keep the gist of each message
+    if not (model_text or "").strip() and not notes:  # no usable summary, nothing salient: keep each message's gist
         notes = [u.strip()[:FALLBACK_CHARS] for u in users if u.strip()]
     lines = [body] if body else []
     lines += [note_line(n.replace('"', "'"), lang) for n in notes]
     return "\n".join(lines)
+
+
+_DIGIT = re.compile(r"\d")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s*")
+
+
+def _without_questions(model_text: str) -> str:
+    """The model's lines minus echoed questions and requests ("- How do I sort a list?"): a
+    small model lists what was asked, which states nothing worth carrying. A line with a
+    number stays (it may hold the answer)."""
+    kept = []
+    for ln in model_text.strip().splitlines():
+        bare = _BULLET.sub("", ln).strip()
+        if bare and is_question(bare) and not _DIGIT.search(bare):
+            continue
+        kept.append(ln)
+    return "\n".join(kept).strip()
+
 
 
 def held_items(summary: str) -> list[str]:
