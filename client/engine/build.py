@@ -3,13 +3,16 @@ command line and the benches alike (so a bench measures what users run)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from client.core.config import Settings
 from client.engine.store import Store
 
+if TYPE_CHECKING:
+    from client.engine.session import ChatSession
 
-def build_session(settings: Settings, store: Store, tools: list, *, gate: Any = None) -> Any:  # -> ChatSession
+
+def build_session(settings: Settings, store: Store, tools: list, *, gate: Any = None) -> ChatSession:
     """A ChatSession over an open store and connected tools (both owned by the caller);
     long-term memory when settings.memory is on."""
     from client.engine.models import build_stack

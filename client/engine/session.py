@@ -20,7 +20,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from client.engine.agent import ContextMiddleware, RequestStats
 from client.core.config import Settings
-from client.core.faults import AuthError, describe, with_retries
+from client.core.faults import AuthError, describe
 from client.core.context import count_turns, estimate_messages_tokens, fit_to_budget, split, text_of
 from client.core.context.policy import STRATEGIES, ContextSettings, prepare
 from client.core.context.policy import hydrate
@@ -363,7 +363,6 @@ class ChatSession:
         s = split(await self._state_messages())
         return text_of(s.pair[1]) if s.pair else None
 
-
     # -- the narrow API of the UI (slash commands, the REPL): plain data, no UI text ----------
     @property
     def has_memory(self) -> bool:
@@ -423,6 +422,7 @@ class ChatSession:
     async def forget(self, index: int) -> Bullet | None:
         """Delete the index-th (1-based) item of memories(); None when there is none (or memory is off)."""
         return await self.memory.forget(index) if self.memory else None
+
 
 def _events(mode: str, data: Any) -> list[Event]:
     out: list[Event] = []
