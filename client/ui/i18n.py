@@ -120,7 +120,7 @@ KO: dict[str, str] = {
     "provider_openai": "OpenAI 호환 서버 {host}의 {model}",
     "provider_clova": "CLOVA Studio {model}",
     "base_url_openai_only": "--base-url는 --provider openai 에서만 씁니다.",
-    "local_ready": "[local] {url} pid={pid}, {seconds:.1f}초 만에 준비됨",
+    "local_ready": "[local] {url} pid={pid} ready in {seconds:.1f}s",  # a --debug line, the same in both languages
     "debug_request": "[debug] 모델 요청 {n}: 메시지 {count}개 ({roles}), 약 {tokens} 토큰, 예산 {budget}",
     "provider_help": "모델: {what} · 요청 예산 {budget} 토큰",
     "auto_local": "CLOVA Studio API 키가 없어 로컬 소형 모델({model})로 대화합니다. 품질이 낮습니다; 키를 설정하면 HyperCLOVA X를 씁니다.",
