@@ -122,3 +122,22 @@ def test_echoed_questions_are_not_carried_but_facts_are():
     assert not notes_of(got)  # the fact is in the model's lines: no verbatim note needed
     ko = section_for([turn("파이썬 리스트 정렬 방법 알려줘", "sorted()")], "- 파이썬 리스트 정렬 방법을 알려줘", "ko")
     assert "정렬" not in ko  # an echo of the request only
+
+
+def test_lines_copied_from_the_summarizer_instructions_are_dropped():
+    """Seen on the local model: a section line that is the prompt's list of what to keep."""
+    from client.core.context.rolling import echoes
+    from client.core.context.summarize import SUMMARY_SYSTEM_PROMPT, SUMMARY_SYSTEM_PROMPT_EN
+
+    echo_ko = "- 사용자가 밝힌 사실과 개인 정보, 이름, 숫자와 날짜, 장소, 조건과 제약, 선호와 취향"
+    got = section_for([turn("나는 부산 해운대에 살아.", "알겠습니다.")], f"- 부산 해운대에 산다.\n{echo_ko}", "ko",
+                      SUMMARY_SYSTEM_PROMPT)
+    assert "해운대에 산다" in got and "선호와 취향" not in got
+    echo_en = "- Always keep: facts the user stated about themselves, names, numbers and dates, places"
+    got = section_for([turn("I live in Lisbon.", "Nice.")], f"- The user lives in Lisbon.\n{echo_en}", "en",
+                      SUMMARY_SYSTEM_PROMPT_EN)
+    assert "lives in Lisbon" in got and "Always keep" not in got
+    # ordinary summary lines share words with the prompt, not whole runs of it
+    for line in ("The user lives in Lisbon near the river.", "The user stated preferences: spicy food, no cucumbers",
+                 "사용자가 밝힌 사실: 여동생 이름은 서연이고 다음 달에 결혼한다.", "사용자의 선호와 취향: 매운 음식"):
+        assert not echoes(line, SUMMARY_SYSTEM_PROMPT + SUMMARY_SYSTEM_PROMPT_EN), line

@@ -14,6 +14,7 @@ No I/O of its own: `ask` sends one plain (tool-less) request and returns the tex
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Sequence
 
@@ -58,9 +59,11 @@ def notes_of(summary: str) -> list[str]:
     return out
 
 
-def section_for(span: Sequence[Sequence[BaseMessage]], model_text: str | None, lang: Lang) -> str:
-    """The model's section (when usable) plus a note for every salient sentence it dropped."""
-    body = _without_questions(model_text or "")
+def section_for(span: Sequence[Sequence[BaseMessage]], model_text: str | None, lang: Lang,
+                instructions: str = "") -> str:
+    """The model's section (when usable) plus a note for every salient sentence it dropped.
+    `instructions`: the summarizer's own prompt, whose lines a small model may copy back."""
+    body = _without_questions(model_text or "", instructions)
     users = span_user_texts(span)
     # a correction is always kept verbatim and last, so it reads after the value it replaces
     notes = [s for s in salient_statements(users) if not body or missing_terms(s, body) or is_correction(s)]
@@ -76,18 +79,29 @@ _DIGIT = re.compile(r"\d")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s*")
 
 
-def _without_questions(model_text: str) -> str:
-    """The model's lines minus echoed questions and requests ("- How do I sort a list?"): a
-    small model lists what was asked, which states nothing worth carrying. A line with a
+def _without_questions(model_text: str, instructions: str = "") -> str:
+    """The model's lines minus echoed questions and requests ("- How do I sort a list?") and
+    lines copied from the summarizer's instructions ("- names, numbers and dates, places, ..."):
+    a small model lists what was asked, which states nothing worth carrying. A line with a
     number stays (it may hold the answer)."""
     kept = []
     for ln in model_text.strip().splitlines():
         bare = _BULLET.sub("", ln).strip()
-        if bare and is_question(bare) and not _DIGIT.search(bare):
+        if bare and not _DIGIT.search(bare) and (is_question(bare) or echoes(bare, instructions)):
             continue
         kept.append(ln)
     return "\n".join(kept).strip()
 
+
+def echoes(line: str, instructions: str, share: float = 0.7, run: int = 8) -> bool:
+    """True when most of `line` is copied from `instructions` in runs of `run`+ characters
+    (case and spacing aside); short lines never count (a name may well appear there)."""
+    a = " ".join(instructions.lower().split())
+    b = " ".join(line.lower().split())
+    if len(b) < 24 or not a:
+        return False
+    blocks = SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
+    return sum(m.size for m in blocks if m.size >= run) / len(b) >= share
 
 
 def held_items(summary: str) -> list[str]:
@@ -131,7 +145,7 @@ async def roll_summary(
         if reason:
             rejected.append(reason)
             text = ""
-        section = section_for(chunk, text, lang)
+        section = section_for(chunk, text, lang, str(request[0].content))
         summary = f"{summary}\n{section}".strip() if summary else section
     compressed = False
     if estimate_text_tokens(summary) > summary_budget:
