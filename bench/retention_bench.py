@@ -152,23 +152,38 @@ class Run:
     due: list[int] = field(default_factory=list)  # indexes of turns at which a summary was due
     taken: list[int] = field(default_factory=list)  # indexes of turns that applied a summary
     waited: int = 0  # turns that waited for a summary
+    warmed: int = 0  # prompt-cache warming requests (client/engine/warm.py)
     answers: list[str] = field(default_factory=list)
     summary: str = ""
 
-    def ordinary_median(self) -> float | None:
+    def ordinary_median(self, baseline: Run | None = None) -> float | None:
+        """The median ordinary turn: all turns of the `none` run of the same conversation when
+        there is one (no summary work at all), else this run's turns without summary work.
+        The latter is a biased sample: summaries fall due at fixed places in the conversation,
+        here on the long filler answers, which leaves mostly the short ones."""
+        if baseline is not None and baseline.times:
+            return statistics.median(baseline.times)
         ordinary = [t for i, t in enumerate(self.times) if i not in self.due and i not in self.taken]
         return statistics.median(ordinary) if ordinary else None
 
-    def ratio(self, which: list[int]) -> float | None:
-        """The slowest of these turns against the median of the ordinary ones."""
-        med = self.ordinary_median()
+    def ratio(self, which: list[int], baseline: Run | None = None) -> float | None:
+        """The slowest of these turns against the median ordinary turn."""
+        med = self.ordinary_median(baseline)
         picked = [self.times[i] for i in which if i < len(self.times)]
         if not med or not picked:
             return None
         return max(picked) / med
 
-    def due_ratio(self) -> float | None:
-        return self.ratio(self.due)
+    def same_turn(self, which: list[int], baseline: Run | None) -> float | None:
+        """The worst of these turns against the same turn (same message, same answer limit)
+        in the `none` run: what the summary work itself cost the turn."""
+        if baseline is None:
+            return None
+        pairs = [(self.times[i], baseline.times[i]) for i in which if i < min(len(self.times), len(baseline.times))]
+        return max(a / b for a, b in pairs) if pairs else None
+
+    def due_ratio(self, baseline: Run | None = None) -> float | None:
+        return self.ratio(self.due, baseline)
 
 
 def settings_for(provider: str, base_url: str | None, answer_tokens: int = 160) -> Settings:
@@ -235,6 +250,7 @@ async def run_one(base: Settings, lang: str, policy: str, pause: float, db: str,
                 run.final_estimated = done.stats.estimated
             if pause > 0 and policy == "summarize" and i < len(messages) - 1:
                 await asyncio.sleep(pause)  # the person reads the answer and types the next message
+        run.warmed = session.warmer.sent if session.warmer else 0
         run.summary = await session.current_summary() or ""
         session.summaries.cancel()
     finally:
@@ -243,22 +259,22 @@ async def run_one(base: Settings, lang: str, policy: str, pause: float, db: str,
 
 
 def table(runs: list[Run]) -> str:
-    none_tokens = {r.lang: r.final_tokens for r in runs if r.policy == "none"}
+    none = {r.lang: r for r in runs if r.policy == "none"}
     rows = ["| 언어 | 정책 | 기억한 사실 | 마지막 요청 토큰 | none 대비 | 보통 턴 중앙값 | 요약 시점 턴 (최대) / 중앙값 "
-            "| 요약 적용 턴 (최대) / 중앙값 | 요약을 기다린 턴 |",
-            "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+            "| 같은 턴 none 대비 | 요약 적용 턴 (최대) / 중앙값 | 같은 턴 none 대비 | 요약을 기다린 턴 |",
+            "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in runs:
-        base = none_tokens.get(r.lang) or 0
-        pct = f"{100 * r.final_tokens / base:.0f}%" if base else "-"
-        med = r.ordinary_median()
+        base = none.get(r.lang)
+        pct = f"{100 * r.final_tokens / base.final_tokens:.0f}%" if base and base.final_tokens else "-"
         summ = r.policy == "summarize"
+        med = r.ordinary_median(base if summ else None)
 
         def fmt(x: float | None) -> str:
             return f"{x:.2f}x" if x is not None and summ else "-"
 
         rows.append(f"| {r.lang} | {r.policy} | {r.recalled}/{r.probes} | {r.final_tokens} | {pct} | "
-                    f"{f'{med:.1f} s' if med else '-'} | {fmt(r.due_ratio())} | {fmt(r.ratio(r.taken))} | "
-                    f"{r.waited if summ else '-'} |")
+                    f"{f'{med:.1f} s' if med else '-'} | {fmt(r.due_ratio(base))} | {fmt(r.same_turn(r.due, base))} | "
+                    f"{fmt(r.ratio(r.taken, base))} | {fmt(r.same_turn(r.taken, base))} | {r.waited if summ else '-'} |")
     by_policy: dict[str, list[int]] = {}
     for r in runs:
         got = by_policy.setdefault(r.policy, [0, 0])
@@ -308,7 +324,7 @@ async def main_async(args: argparse.Namespace) -> list[Run]:
                         runs.append(r)
                         print(f"[{lang}/{policy}] {r.recalled}/{r.probes} facts, final request {r.final_tokens} "
                               f"tokens, {time.perf_counter() - t0:.0f}s, turn times "
-                              f"{[round(x, 1) for x in r.times]}, due {r.due}, taken {r.taken}, waited {r.waited}, "
+                              f"{[round(x, 1) for x in r.times]}, due {r.due}, taken {r.taken}, waited {r.waited}, warmed {r.warmed}, "
                               f"summary {estimate_text_tokens(r.summary)} tokens", flush=True)
                         for a in r.answers:
                             print("   ", a, flush=True)

@@ -63,6 +63,7 @@ class Settings:
     provider: str = "clova"  # clova | openai | local (client/engine/providers.py)
     provider_auto: bool = False  # local chosen because no CLOVA key was configured
     summary_base_url: str = ""  # local: the niced server for background summaries, once it is ready
+    chat_slot: int | None = None  # local: the server slot the chat keeps (its prompt cache); summaries the other
     context: ContextSettings = field(default_factory=ContextSettings)
     max_input_tokens: int = 0
     budget_explicit: bool = False  # --max-input-tokens / MAX_INPUT_TOKENS given: /model keeps it

@@ -63,6 +63,7 @@ class ContextMiddleware(AgentMiddleware):
     debug: bool = False
     calibration: Calibration = field(default_factory=Calibration)
     stats: RequestStats = field(default_factory=RequestStats)
+    first_request: Any = None  # the last turn's first model request (client/engine/warm.py binds as it)
 
     def __post_init__(self) -> None:
         super().__init__()
@@ -75,6 +76,8 @@ class ContextMiddleware(AgentMiddleware):
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> ModelResponse:
         msgs: list[BaseMessage] = list(request.messages)
+        if self.stats.calls == 0:
+            self.first_request = request
         budget, attempt = self.budget, 0
         estimate, dropped = 0, 0
 

@@ -15,7 +15,7 @@ def build_stack(settings: Settings, tools: list, checkpointer: Any, gate: Any = 
 
     provider = get_provider(settings.provider)
     model = build_model(settings, with_tools=bool(tools))
-    summarizer = build_model(settings, with_tools=False)
+    summarizer = build_model(settings, with_tools=False, role="summary")
     agent, mw = build_agent(model, tools, checkpointer, settings.max_input_tokens, settings.debug,
                             max_model_calls=settings.max_model_calls, max_tool_calls=settings.max_tool_calls, gate=gate,
                             tools_tokens=provider.tools_tokens(tools), calibration_prior=provider.calibration_prior)

@@ -60,6 +60,7 @@ class Provider:
     tool_result_chars: int | None = None  # cap for the bundled search server; None: its own default
     summary_output: int = SUMMARY_OUTPUT
     memory_budget: int | None = None  # cap on the [장기 기억] section, for small windows
+    prompt_cache: bool = False  # a server that keeps the last prompt, free to warm (client/engine/warm.py)
 
     def window_for(self, model: str) -> tuple[int, int]:
         """(input window, reserved output) of `model`."""
@@ -69,7 +70,7 @@ class Provider:
         """Endpoint, key and model of this provider, from options and the environment."""
         s.base_url = base_url or s.base_url
 
-    def build_model(self, settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
+    def build_model(self, settings: Settings, *, with_tools: bool = True, role: str = "chat") -> BaseChatModel:
         raise NotImplementedError
 
     def tools_tokens(self, tools: list[BaseTool]) -> int:
@@ -89,7 +90,7 @@ class Provider:
 
 @dataclass(frozen=True)
 class ClovaProvider(Provider):
-    def build_model(self, settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
+    def build_model(self, settings: Settings, *, with_tools: bool = True, role: str = "chat") -> BaseChatModel:
         from langchain_naver import ChatClovaX
 
         kwargs: dict[str, Any] = {}
@@ -125,7 +126,7 @@ class OpenAIProvider(Provider):
         if not s.model:
             raise ConfigError("openai_no_model")
 
-    def build_model(self, settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
+    def build_model(self, settings: Settings, *, with_tools: bool = True, role: str = "chat") -> BaseChatModel:
         return _chat_openai(settings, {"max_tokens": settings.max_output_tokens}, None)
 
 
@@ -141,8 +142,12 @@ class LocalProvider(Provider):
         if self.memory_budget is not None:
             s.memory_budget = min(s.memory_budget, self.memory_budget)
 
-    def build_model(self, settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
-        extra = {**LOCAL_SAMPLING, "max_tokens": min(settings.max_output_tokens, LOCAL_MAX_OUTPUT)}
+    def build_model(self, settings: Settings, *, with_tools: bool = True, role: str = "chat") -> BaseChatModel:
+        extra: dict[str, Any] = {**LOCAL_SAMPLING, "max_tokens": min(settings.max_output_tokens, LOCAL_MAX_OUTPUT)}
+        if settings.chat_slot is not None and settings.base_url != settings.summary_base_url:
+            # the chat keeps its slot's cached prompt (client/engine/warm.py); a summary the turn waits
+            # for, memory extraction and /compact use the other slot (the server runs two)
+            extra["id_slot"] = settings.chat_slot if role == "chat" else 1 - settings.chat_slot
         return _chat_openai(settings, extra, 0.3)  # a small model wanders at higher temperatures
 
     def tools_tokens(self, tools: list[BaseTool]) -> int:
@@ -180,6 +185,7 @@ class LocalProvider(Provider):
             if helper is not None:
                 helper_ready = asyncio.get_running_loop().create_task(_when_ready(helper, s))
             s.base_url = server.base_url
+            s.chat_slot = 0  # of the server's two (client/engine/local/server.py SLOTS)
             if s.debug:
                 notify("local_ready", {"url": server.base_url, "pid": server.pid, "seconds": server.ready_seconds})
             yield s
@@ -248,6 +254,7 @@ PROVIDERS: dict[str, Provider] = {
         "local", "Qwen2.5-Coder-1.5B-Instruct Q4_K_M", window=CONTEXT_WINDOW, reserved_output=RESERVED_OUTPUT,
         calibration_prior=1.2,  # Qwen's tokenizer counts ~20% more than our estimate
         tool_result_chars=TOOL_RESULT_CHARS, summary_output=200, memory_budget=300,  # of a 3,072-token budget
+        prompt_cache=True,
     ),
 }
 
@@ -281,9 +288,9 @@ def apply_model_window(s: Settings, budget: int | None = None) -> None:
         s.max_input_tokens = window - s.max_output_tokens
 
 
-def build_model(settings: Settings, *, with_tools: bool = True) -> BaseChatModel:
-    """The chat model of settings.provider."""
-    return get_provider(settings.provider).build_model(settings, with_tools=with_tools)
+def build_model(settings: Settings, *, with_tools: bool = True, role: str = "chat") -> BaseChatModel:
+    """The chat model of settings.provider; role "summary": the tool-less one for summaries and memory."""
+    return get_provider(settings.provider).build_model(settings, with_tools=with_tools, role=role)
 
 
 def tool_schemas(tools: list[BaseTool]) -> list[dict[str, Any]]:

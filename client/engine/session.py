@@ -27,6 +27,7 @@ from client.core.context.policy import hydrate
 from client.core.context.quality import cut_loop
 from client.core.context.summarize import SummaryPlan, apply_summary
 from client.engine.summaries import Summaries
+from client.engine.warm import PLACEHOLDER, Binding, Warmer
 from client.engine.memory.manager import MemoryManager, MemoryUpdate
 from client.core.memory.policy import Bullet
 from client.engine.store import Store, StoreError, ThreadInfo, TurnUsage
@@ -120,6 +121,10 @@ class ChatSession:
         self.wait_for_summary = not sys.stdin.isatty()
         self.last_rejected: list[str] = []
         self._bg_summarizer: tuple[str, Any] | None = None  # (url, model) on the summary server
+        from client.engine.providers import PROVIDERS
+
+        provider = PROVIDERS.get(settings.provider)
+        self.warmer = Warmer() if provider is not None and provider.prompt_cache else None
         self.memory = memory
         self.thread_id = ""
         self.system_prompt = settings.system_prompt
@@ -196,6 +201,8 @@ class ChatSession:
     async def turn(self, text: str, *, force_summary: bool = False, focus: str | None = None) -> AsyncIterator[Event]:
         budget = self.settings.max_input_tokens
         new = HumanMessage(content=text, id=str(uuid.uuid4()))
+        if self.warmer is not None:
+            await self.warmer.settle()
         msgs = await self._state_messages()
         system = msgs[0] if msgs and isinstance(msgs[0], SystemMessage) else SystemMessage(content=self.system_prompt)
         alone = self.mw.tools_tokens + self.mw.calibration.scale(estimate_messages_tokens([system, new]))
@@ -292,6 +299,7 @@ class ChatSession:
         )
         await self.store.prune_checkpoints(self.thread_id)
         self._schedule_summary(final)
+        self._warm_next()
         yield TurnDone(stats, count_turns(split(final).join()), prepared.trimmed + dropped, summarized, budget)
 
     def _schedule_summary(self, final: list[BaseMessage]) -> None:
@@ -301,6 +309,25 @@ class ChatSession:
         plan = prepare(final, self.context).plan
         if plan is not None:
             self.summaries.start(self.thread_id, plan, self._background_summarizer())
+
+    def _warm_next(self) -> None:
+        """Once the background summary is ready, have a local server read the context the next
+        turn will send, while the user reads and types (client/engine/warm.py)."""
+        p = self.summaries.pending
+        if self.warmer is None or p is None or self.mw.first_request is None:
+            return
+        self.warmer.start(Binding.of(self.mw.first_request), p.task, self._next_context)
+
+    async def _next_context(self) -> list[BaseMessage] | None:
+        """What the next turn sends before its own message, the ready summary applied."""
+        msgs = await self._state_messages()
+        applied = self.summaries.result_for(self.thread_id, msgs) if msgs else None
+        if applied is None or not isinstance(applied[0], SystemMessage):
+            return None
+        context = prepare(applied, self.context).messages
+        request, _ = fit_to_budget([*context, HumanMessage(content=PLACEHOLDER)], self.settings.max_input_tokens,
+                                   self.mw.tools_tokens, self.mw.calibration.ratio)
+        return request[:-1]
 
     def _background_summarizer(self) -> Any:
         """The model on the niced summary server (local provider, once it is ready), so the

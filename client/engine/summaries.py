@@ -104,6 +104,14 @@ class Summaries:
     def ready(self) -> bool:
         return self.pending is not None and self.pending.task.done()
 
+    def result_for(self, thread_id: str, messages: Sequence[BaseMessage]) -> list[BaseMessage] | None:
+        """`messages` with the finished background summary applied, without taking it; None when
+        none has finished well or it no longer fits them."""
+        p = self.pending
+        if p is None or p.thread_id != thread_id or not p.task.done() or p.task.cancelled() or p.task.exception():
+            return None
+        return apply_rolled(messages, p.ids, p.plan.previous_summary, p.task.result().text)
+
     def cancel(self) -> None:
         if self.pending is not None:
             self.pending.task.cancel()

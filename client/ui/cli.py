@@ -172,7 +172,7 @@ async def _chat(settings: Settings, specs: list) -> int:
     await check_key(settings)
     store = await open_store(settings.db)
     permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), secrets=settings_secrets(settings))
-    summarizer = build_model(settings, with_tools=False)
+    summarizer = build_model(settings, with_tools=False, role="summary")
     features = client_features(settings, summarizer)
     features.on_event = lambda key, fmt: renderer.notice(t(key, **fmt))  # e.g. an OAuth login URL at start-up
     from client.engine.mcp.oauth import headless

@@ -141,3 +141,41 @@ def test_lines_copied_from_the_summarizer_instructions_are_dropped():
     for line in ("The user lives in Lisbon near the river.", "The user stated preferences: spicy food, no cucumbers",
                  "사용자가 밝힌 사실: 여동생 이름은 서연이고 다음 달에 결혼한다.", "사용자의 선호와 취향: 매운 음식"):
         assert not echoes(line, SUMMARY_SYSTEM_PROMPT + SUMMARY_SYSTEM_PROMPT_EN), line
+
+
+def test_a_run_on_line_is_cut_to_its_first_sentence_and_nothing_said_is_lost():
+    model = ("- 매운 음식은 당신에게 맛있지만 오이는 싫어할 수도 있습니다. 이 경우, 다른 종류의 음식을 선택하거나, "
+             "차분하게 즐기게 하세요. 또한, 물질적인 요소를 조절하여 더 나은 경험을 얻을 수 있습니다. 내 생일은 5월 3일.")
+    got = section_for([turn("나는 매운 음식을 좋아하고 오이는 싫어해. 내 생일은 5월 3일이야.", "네.")], model, "ko")
+    assert "오이는 싫어할 수도 있습니다." in got and "물질적인" not in got
+    assert "5월 3일" in got  # lost by the cut, so the user's sentence is kept verbatim
+    short = "- The user likes tea. They said so twice."
+    assert section_for([turn("I like tea.", "OK.")], short, "en").startswith(short)  # short lines stay whole
+
+
+def test_a_correction_marks_what_it_replaced_without_losing_it():
+    from client.core.context.rolling import mark_superseded
+
+    prev = "- Dentist appointment on Tuesday morning\n- The user lives in Lisbon.\n- User said: \"The dentist is on Tuesday.\""
+    got = mark_superseded(prev + '\n- User said: "Actually, the dentist appointment moved to Thursday."',
+                          ["Actually, the dentist appointment moved to Thursday."], "en")
+    lines = got.splitlines()
+    assert lines[0] == "- Dentist appointment on Tuesday morning (later corrected)"
+    assert lines[1] == "- The user lives in Lisbon."  # another subject: untouched
+    assert lines[2] == "- User said: \"The dentist is on Tuesday.\""  # notes are the user's words: untouched
+    assert is_extension(prev, got) and mark_superseded(got, ["Actually, the dentist appointment moved to Thursday."], "en") == got
+    ko = mark_superseded("- 치과 예약은 화요일입니다.\n- 부산 해운대에 산다.", ["사실 치과 예약은 목요일로 바뀌었어."], "ko")
+    assert ko == "- 치과 예약은 화요일입니다. (나중에 정정됨)\n- 부산 해운대에 산다."
+
+
+async def test_a_roll_over_a_correction_marks_the_old_value():
+    prev = "- 치과 예약은 화요일입니다."
+
+    async def ask(request):
+        return "- 치과 예약이 변경됨"
+
+    span = [turn("사실 치과 예약은 목요일로 바뀌었어.", "알겠습니다."), turn("고마워")]
+    rolled = await roll_summary(_plan(span, prev), ask,
+                                chunk_tokens=6000, summary_budget=1000)
+    assert rolled.text.startswith("- 치과 예약은 화요일입니다. (나중에 정정됨)")
+    assert '"사실 치과 예약은 목요일로 바뀌었어."' in rolled.text

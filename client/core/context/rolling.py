@@ -86,11 +86,25 @@ def _without_questions(model_text: str, instructions: str = "") -> str:
     number stays (it may hold the answer)."""
     kept = []
     for ln in model_text.strip().splitlines():
+        ln = _first_sentence(ln)
         bare = _BULLET.sub("", ln).strip()
         if bare and not _DIGIT.search(bare) and (is_question(bare) or echoes(bare, instructions)):
             continue
         kept.append(ln)
     return "\n".join(kept).strip()
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+(?=\S)")
+LINE_CHARS = 100  # a summary line longer than this is cut to its first sentence
+
+
+def _first_sentence(line: str) -> str:
+    """A small model's bullet that runs on into advice ("... 이 경우, 다른 음식을 선택하거나 ...")
+    is cut to its first sentence; a user's fact the cut loses comes back as a verbatim note
+    (section_for checks the key words after the cut)."""
+    if len(line) <= LINE_CHARS:
+        return line
+    return _SENTENCE_END.split(line, maxsplit=1)[0]
 
 
 def echoes(line: str, instructions: str, share: float = 0.7, run: int = 8) -> bool:
@@ -102,6 +116,27 @@ def echoes(line: str, instructions: str, share: float = 0.7, run: int = 8) -> bo
         return False
     blocks = SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
     return sum(m.size for m in blocks if m.size >= run) / len(b) >= share
+
+
+SUPERSEDED = {"ko": " (나중에 정정됨)", "en": " (later corrected)"}
+
+
+def mark_superseded(summary: str, corrections: list[str], lang: Lang) -> str:
+    """Model-written lines about what a correction changed ("- Dentist on Tuesday" before
+    "Actually, it moved to Thursday") are marked as outdated, not dropped: a small model
+    otherwise answers with the first value it reads. Notes and corrections stay as they are."""
+    if not corrections:
+        return summary
+    subjects = [{t.lower() for t in key_terms(c)} for c in corrections]
+    out = []
+    for ln in summary.splitlines():
+        s = ln.strip()
+        words = {t.lower() for t in key_terms(s)}
+        if (s and not _NOTE_RE.match(s) and not is_correction(s) and not s.endswith(SUPERSEDED[lang])
+                and any(len(words & subj) >= 2 for subj in subjects)):
+            ln = ln.rstrip() + SUPERSEDED[lang]
+        out.append(ln)
+    return "\n".join(out)
 
 
 def held_items(summary: str) -> list[str]:
@@ -147,6 +182,7 @@ async def roll_summary(
             text = ""
         section = section_for(chunk, text, lang, str(request[0].content))
         summary = f"{summary}\n{section}".strip() if summary else section
+        summary = mark_superseded(summary, [u for u in salient_statements(span_user_texts(chunk)) if is_correction(u)], lang)
     compressed = False
     if estimate_text_tokens(summary) > summary_budget:
         summary, compressed = await _compress(summary, ask, lang, rejected)

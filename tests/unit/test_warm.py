@@ -1,0 +1,134 @@
+"""Prompt-cache warming (client/engine/warm.py), on the recording stub and a real SQLite file:
+once a background summary is ready, the local provider's server is sent the exact context the
+next turn sends, with a one-token answer; no other provider is ever sent such a request."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from client.core.config import Settings
+from client.core.context.policy import ContextSettings
+from client.engine.models import build_stack
+from client.engine.session import ChatSession, TurnDone
+from client.engine.store import open_store
+from client.engine.warm import PLACEHOLDER, Binding, Warmer
+from tests.stubs.llm_stub import _content_text
+
+TURNS = ["My cat is called Mochi.", "My locker number is 4817.", "I live in Lisbon.", "Why is the sky blue?"]
+
+
+def shape(messages: list[dict]) -> list[tuple[str, str]]:
+    return [(m["role"], _content_text(m.get("content"))) for m in messages]
+
+
+def is_warm(body: dict) -> bool:
+    return body.get("max_tokens") == 1
+
+
+@pytest.fixture
+async def session_for(tmp_path: Path, llm):
+    stores = []
+
+    async def make(provider: str) -> ChatSession:
+        settings = Settings(db=str(tmp_path / f"{provider}.db"), api_key="k", base_url=llm.base_url, model="stub",
+                            provider=provider, max_input_tokens=8_000, context=ContextSettings("summarize", 1, 3))
+        store = await open_store(settings.db)
+        stores.append(store)
+        agent, mw, summarizer = build_stack(settings, [], store.checkpointer)
+        s = ChatSession(settings, store, agent, mw, summarizer)
+        s.wait_for_summary = False  # a person at a terminal: summaries in the background
+        await s.open(f"t-{provider}")
+        return s
+
+    yield make
+    for store in stores:
+        await store.close()
+
+
+async def _turn(s: ChatSession, text: str) -> TurnDone:
+    events = [ev async for ev in s.turn(text)]
+    assert isinstance(events[-1], TurnDone), events
+    return events[-1]
+
+
+async def test_the_next_turn_finds_its_context_already_sent(session_for, llm):
+    s = await session_for("local")
+    for text in TURNS:
+        await _turn(s, text)
+    assert s.summaries.pending is not None and s.warmer is not None and s.warmer.task is not None
+    await asyncio.wait([s.warmer.task])
+    warm = [b for b in llm.requests if is_warm(b)]
+    assert len(warm) == 1 and s.warmer.sent == 1
+    assert warm[0]["messages"][-1] == {"role": "user", "content": PLACEHOLDER}
+
+    done = await _turn(s, "Where do I live?")
+    assert done.summarized
+    turn_req = [b for b in llm.requests if not is_warm(b)][-1]
+    assert shape(turn_req["messages"])[-1] == ("user", "Where do I live?")
+    # byte for byte the same context before the last message: the server's cached prefix
+    assert shape(turn_req["messages"])[:-1] == shape(warm[0]["messages"])[:-1]
+    assert any("Mochi" in c or "4817" in c for _, c in shape(warm[0]["messages"])[1:3])  # the summary pair
+    assert len([b for b in llm.requests if is_warm(b)]) == 1  # nothing more to warm yet
+
+
+async def test_a_paid_provider_is_never_sent_a_warming_request(session_for, llm):
+    s = await session_for("openai")
+    assert s.warmer is None
+    for text in [*TURNS, "Where do I live?"]:
+        await _turn(s, text)
+    assert s.summaries.pending is not None  # a background summary is ready or on its way
+    await asyncio.wait([s.summaries.pending.task])
+    assert llm.requests and not [b for b in llm.requests if is_warm(b)]
+
+
+class SlowModel:
+    """Stands for a bound model: `ainvoke` records and waits for `gate`."""
+
+    def __init__(self) -> None:
+        self.gate, self.started, self.calls = asyncio.Event(), asyncio.Event(), []
+
+    def bind(self, **kw):
+        self.kw = kw
+        return self
+
+    async def ainvoke(self, messages):
+        self.calls.append(messages)
+        self.started.set()
+        await self.gate.wait()
+        return AIMessage(content="x")
+
+
+async def test_a_warm_waiting_for_its_summary_is_dropped_by_the_turn() -> None:
+    model, summary = SlowModel(), asyncio.get_running_loop().create_future()
+    w = Warmer()
+    w.start(Binding(model, [], None, {}), summary, lambda: _some())
+    await asyncio.sleep(0)
+    await asyncio.wait_for(w.settle(), 5)  # the summary is not ready: nothing is sent, nothing waited for
+    summary.set_result(None)
+    await asyncio.sleep(0)
+    assert model.calls == [] and w.task is None
+
+
+async def test_a_warm_in_flight_is_waited_for_by_the_turn() -> None:
+    model, summary = SlowModel(), asyncio.get_running_loop().create_future()
+    summary.set_result(None)
+    w = Warmer()
+    w.start(Binding(model, [], None, {}), summary, lambda: _some())
+    await asyncio.wait_for(model.started.wait(), 5)
+    assert model.kw == {"max_tokens": 1}
+    settle = asyncio.ensure_future(w.settle())
+    await asyncio.sleep(0)
+    assert not settle.done()  # the turn waits: it would compete with the request for the CPU
+    model.gate.set()
+    await asyncio.wait_for(settle, 5)
+    assert w.sent == 1
+
+
+async def _some():
+    from langchain_core.messages import SystemMessage
+
+    return [SystemMessage(content="sys")]
