@@ -157,25 +157,24 @@ def test_a_correction_marks_what_it_replaced_without_losing_it():
     from client.core.context.rolling import mark_superseded
 
     prev = "- Dentist appointment on Tuesday morning\n- The user lives in Lisbon.\n- User said: \"The dentist is on Tuesday.\""
-    got = mark_superseded(prev + '\n- User said: "Actually, the dentist appointment moved to Thursday."',
-                          ["Actually, the dentist appointment moved to Thursday."], "en")
+    got = mark_superseded(prev, ["Actually, the dentist appointment moved to Thursday."], "en")
     lines = got.splitlines()
-    assert lines[0] == "- Dentist appointment on Tuesday morning (later corrected)"
+    assert lines[0] == "- (outdated) Dentist appointment on Tuesday morning"
     assert lines[1] == "- The user lives in Lisbon."  # another subject: untouched
     assert lines[2] == "- User said: \"The dentist is on Tuesday.\""  # notes are the user's words: untouched
     assert is_extension(prev, got) and mark_superseded(got, ["Actually, the dentist appointment moved to Thursday."], "en") == got
     ko = mark_superseded("- 치과 예약은 화요일입니다.\n- 부산 해운대에 산다.", ["사실 치과 예약은 목요일로 바뀌었어."], "ko")
-    assert ko == "- 치과 예약은 화요일입니다. (나중에 정정됨)\n- 부산 해운대에 산다."
+    assert ko == "- (정정 전 값) 치과 예약은 화요일입니다.\n- 부산 해운대에 산다."
 
 
 async def test_a_roll_over_a_correction_marks_the_old_value():
     prev = "- 치과 예약은 화요일입니다."
 
     async def ask(request):
-        return "- 치과 예약이 변경됨"
+        return "- 치과 예약이 목요일로 변경됨"  # the model's line on the new value: never marked
 
     span = [turn("사실 치과 예약은 목요일로 바뀌었어.", "알겠습니다."), turn("고마워")]
     rolled = await roll_summary(_plan(span, prev), ask,
                                 chunk_tokens=6000, summary_budget=1000)
-    assert rolled.text.startswith("- 치과 예약은 화요일입니다. (나중에 정정됨)")
+    assert rolled.text.startswith("- (정정 전 값) 치과 예약은 화요일입니다.\n- 치과 예약이 목요일로 변경됨")
     assert '"사실 치과 예약은 목요일로 바뀌었어."' in rolled.text

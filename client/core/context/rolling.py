@@ -118,23 +118,25 @@ def echoes(line: str, instructions: str, share: float = 0.7, run: int = 8) -> bo
     return sum(m.size for m in blocks if m.size >= run) / len(b) >= share
 
 
-SUPERSEDED = {"ko": " (나중에 정정됨)", "en": " (later corrected)"}
+SUPERSEDED = {"ko": "(정정 전 값) ", "en": "(outdated) "}
 
 
 def mark_superseded(summary: str, corrections: list[str], lang: Lang) -> str:
-    """Model-written lines about what a correction changed ("- Dentist on Tuesday" before
-    "Actually, it moved to Thursday") are marked as outdated, not dropped: a small model
-    otherwise answers with the first value it reads. Notes and corrections stay as they are."""
+    """Lines of an older summary about what a correction changed ("- Dentist on Tuesday",
+    then "Actually, it moved to Thursday") are marked as outdated, not dropped: a small model
+    otherwise answers with the first value it reads. Only model-written lines: notes are the
+    user's own words, and the correction itself is a note of the span that follows."""
     if not corrections:
         return summary
     subjects = [{t.lower() for t in key_terms(c)} for c in corrections]
     out = []
     for ln in summary.splitlines():
         s = ln.strip()
+        bare = _BULLET.sub("", s)
         words = {t.lower() for t in key_terms(s)}
-        if (s and not _NOTE_RE.match(s) and not is_correction(s) and not s.endswith(SUPERSEDED[lang])
+        if (s and not _NOTE_RE.match(s) and not is_correction(s) and not bare.startswith(SUPERSEDED[lang])
                 and any(len(words & subj) >= 2 for subj in subjects)):
-            ln = ln.rstrip() + SUPERSEDED[lang]
+            ln = s[: len(s) - len(bare)] + SUPERSEDED[lang] + bare
         out.append(ln)
     return "\n".join(out)
 
@@ -181,8 +183,9 @@ async def roll_summary(
             rejected.append(reason)
             text = ""
         section = section_for(chunk, text, lang, str(request[0].content))
+        corrections = [u for u in salient_statements(span_user_texts(chunk)) if is_correction(u)]
+        summary = mark_superseded(summary, corrections, lang)  # lines older than the correction only
         summary = f"{summary}\n{section}".strip() if summary else section
-        summary = mark_superseded(summary, [u for u in salient_statements(span_user_texts(chunk)) if is_correction(u)], lang)
     compressed = False
     if estimate_text_tokens(summary) > summary_budget:
         summary, compressed = await _compress(summary, ask, lang, rejected)
