@@ -9,36 +9,23 @@ import pytest
 from client.core.config import Settings
 from client.core.context.policy import ContextSettings
 from client.core.memory.policy import Bullet
-from client.engine.memory.manager import MemoryManager
-from client.engine.models import build_stack
-from client.engine.session import ChatSession, ContextReport, TurnDone
-from client.engine.store import open_store
+from client.engine.session import ChatSession, ContextReport
 from tests.conftest import TEST_KEY
+from tests.sessions import Sessions, run_turn
 
 
 @pytest.fixture
 async def make_session(tmp_path: Path, llm):
     """make(memory=True) -> a session on a fresh SQLite file; every store closed afterwards."""
-    stores = []
+    sessions = Sessions()
 
     async def make(*, memory: bool = True, user: str = "kim") -> ChatSession:
         settings = Settings(db=str(tmp_path / "chat.db"), api_key=TEST_KEY, base_url=llm.base_url, model="stub",
                             user=user, max_input_tokens=8_000, context=ContextSettings("trim", 3, 5))
-        store = await open_store(settings.db)
-        stores.append(store)
-        agent, mw, summarizer = build_stack(settings, [], store.checkpointer)
-        mem = MemoryManager(store, summarizer, user) if memory else None
-        return ChatSession(settings, store, agent, mw, summarizer, mem)
+        return await sessions.open(settings, memory_user=user if memory else None)
 
     yield make
-    for store in stores:
-        await store.close()
-
-
-async def _turn(session: ChatSession, text: str) -> TurnDone:
-    events = [ev async for ev in session.turn(text)]
-    assert isinstance(events[-1], TurnDone), events
-    return events[-1]
+    await sessions.close()
 
 
 async def test_a_new_thread_before_and_after_its_first_turn(make_session):
@@ -47,7 +34,7 @@ async def test_a_new_thread_before_and_after_its_first_turn(make_session):
     assert await s.thread_info() is None and await s.usage() == []
     assert await s.context_report() == ContextReport("trim", 3, 5, 8_000, 0, 0, False)
 
-    await _turn(s, "서울 날씨 알려줘")
+    await run_turn(s, "서울 날씨 알려줘")
     info = await s.thread_info()
     assert info is not None and info.thread_id == "alpha-1" and info.turns == 1 and info.user_name == "kim"
     [u] = await s.usage()
@@ -60,7 +47,7 @@ async def test_threads_match_rename_export_delete(make_session):
     s = await make_session()
     for tid in ("abc-1", "abc-2", "xyz-1"):
         await s.open(tid)
-        await _turn(s, f"{tid} 질문입니다")
+        await run_turn(s, f"{tid} 질문입니다")
     assert {th.thread_id for th in await s.threads()} == {"abc-1", "abc-2", "xyz-1"}
     assert (await s.threads())[0].thread_id == "xyz-1"  # most recently active first
     assert await s.match_threads("xyz") == ["xyz-1"]

@@ -12,10 +12,9 @@ from langchain_core.messages import AIMessage
 
 from client.core.config import Settings
 from client.core.context.policy import ContextSettings
-from client.engine.models import build_stack
-from client.engine.session import ChatSession, TurnDone
-from client.engine.store import open_store
+from client.engine.session import ChatSession
 from client.engine.warm import PLACEHOLDER, Binding, Warmer
+from tests.sessions import Sessions, run_turn
 from tests.stubs.llm_stub import _content_text
 
 TURNS = ["My cat is called Mochi.", "My locker number is 4817.", "I live in Lisbon.", "Why is the sky blue?"]
@@ -31,28 +30,18 @@ def is_warm(body: dict) -> bool:
 
 @pytest.fixture
 async def session_for(tmp_path: Path, llm):
-    stores = []
+    sessions = Sessions()
 
     async def make(provider: str) -> ChatSession:
         settings = Settings(db=str(tmp_path / f"{provider}.db"), api_key="k", base_url=llm.base_url, model="stub",
                             provider=provider, max_input_tokens=8_000, context=ContextSettings("summarize", 1, 3))
-        store = await open_store(settings.db)
-        stores.append(store)
-        agent, mw, summarizer = build_stack(settings, [], store.checkpointer)
-        s = ChatSession(settings, store, agent, mw, summarizer)
+        s = await sessions.open(settings)
         s.wait_for_summary = False  # a person at a terminal: summaries in the background
         await s.open(f"t-{provider}")
         return s
 
     yield make
-    for store in stores:
-        await store.close()
-
-
-async def _turn(s: ChatSession, text: str) -> TurnDone:
-    events = [ev async for ev in s.turn(text)]
-    assert isinstance(events[-1], TurnDone), events
-    return events[-1]
+    await sessions.close()
 
 
 async def _pause(s: ChatSession) -> None:
@@ -66,14 +55,14 @@ async def _pause(s: ChatSession) -> None:
 async def test_the_next_turn_finds_its_context_already_sent(session_for, llm):
     s = await session_for("local")
     for text in TURNS:
-        await _turn(s, text)
+        await run_turn(s, text)
         await _pause(s)
     assert s.summaries.ready() and s.warmer is not None
     warm = [b for b in llm.requests if is_warm(b)]
     assert warm and s.warmer.sent == len(warm)
     assert warm[-1]["messages"][-1] == {"role": "user", "content": PLACEHOLDER}
 
-    done = await _turn(s, "Where do I live?")
+    done = await run_turn(s, "Where do I live?")
     assert done.summarized
     turn_req = [b for b in llm.requests if not is_warm(b)][-1]
     assert shape(turn_req["messages"])[-1] == ("user", "Where do I live?")
@@ -88,7 +77,7 @@ async def test_a_paid_provider_is_never_sent_a_warming_request(session_for, llm)
     assert s.warmer is None
     summarized = 0
     for text in [*TURNS, "Where do I live?"]:
-        done = await _turn(s, text)
+        done = await run_turn(s, text)
         summarized += done.summarized
         await _pause(s)  # a ready summary: when a local server would be warmed
     assert summarized >= 1
