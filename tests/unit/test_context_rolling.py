@@ -156,15 +156,29 @@ def test_a_run_on_line_is_cut_to_its_first_sentence_and_nothing_said_is_lost():
 def test_a_correction_marks_what_it_replaced_without_losing_it():
     from client.core.context.rolling import mark_superseded
 
-    prev = "- Dentist appointment on Tuesday morning\n- The user lives in Lisbon.\n- User said: \"The dentist is on Tuesday.\""
-    got = mark_superseded(prev, ["Actually, the dentist appointment moved to Thursday."], "en")
+    fix = "Actually, the dentist appointment moved to Thursday."
+    prev = ("- Dentist appointment on Tuesday morning\n- The user lives in Lisbon.\n"
+            "- User said: \"My dentist appointment is on Tuesday.\"\n- User said: \"Actually, my sister is Clara.\"")
+    got = mark_superseded(prev, [fix], "en")
     lines = got.splitlines()
     assert lines[0] == "- (outdated) Dentist appointment on Tuesday morning"
     assert lines[1] == "- The user lives in Lisbon."  # another subject: untouched
-    assert lines[2] == "- User said: \"The dentist is on Tuesday.\""  # notes are the user's words: untouched
-    assert is_extension(prev, got) and mark_superseded(got, ["Actually, the dentist appointment moved to Thursday."], "en") == got
+    assert lines[2] == "- (outdated) User said: \"My dentist appointment is on Tuesday.\""  # still a note
+    assert lines[3] == "- User said: \"Actually, my sister is Clara.\""  # a correction is never marked
+    assert notes_of(got) == notes_of(prev)
+    assert is_extension(prev, got) and mark_superseded(got, [fix], "en") == got
     ko = mark_superseded("- 치과 예약은 화요일입니다.\n- 부산 해운대에 산다.", ["사실 치과 예약은 목요일로 바뀌었어."], "ko")
     assert ko == "- (정정 전 값) 치과 예약은 화요일입니다.\n- 부산 해운대에 산다."
+
+
+def test_a_correction_in_the_same_span_marks_the_earlier_statement_only():
+    span = [turn("My dentist appointment is on Tuesday.", "Noted."), turn("I live in Lisbon.", "Nice."),
+            turn("Actually, the dentist appointment moved to Thursday.", "Updated.")]
+    got = section_for(span, "- Dentist appointment moved to Thursday", "en").splitlines()
+    assert got[0] == "- Dentist appointment moved to Thursday"  # the model's line in this span: the new value
+    assert got[1:] == ['- (outdated) User said: "My dentist appointment is on Tuesday."',
+                       '- User said: "I live in Lisbon."',  # another subject: untouched
+                       '- User said: "Actually, the dentist appointment moved to Thursday."']
 
 
 async def test_a_roll_over_a_correction_marks_the_old_value():

@@ -28,7 +28,8 @@ from client.core.context.summarize import SummaryPlan, chunk_turns, span_lang, s
 Ask = Callable[[list[BaseMessage]], Awaitable[str]]
 
 NOTE_PREFIX = {"ko": "- 사용자 발언: ", "en": "- User said: "}
-_NOTE_RE = re.compile(r"^- (?:사용자 발언|User said): \"(.*)\"$")
+SUPERSEDED = {"ko": "(정정 전 값) ", "en": "(outdated) "}
+_NOTE_RE = re.compile(r"^- (?:\((?:정정 전 값|outdated)\) )?(?:사용자 발언|User said): \"(.*)\"$")
 COMPRESS_PROMPT = {
     "ko": "다음 요약을 더 짧게 줄이세요. 이름, 숫자, 날짜, 장소, 선호, 정정된 값은 모두 그대로 남기고 "
           "중복과 군더더기만 없애세요. 줄인 요약문만 출력하세요.",
@@ -71,7 +72,8 @@ def section_for(span: Sequence[Sequence[BaseMessage]], model_text: str | None, l
     if not (model_text or "").strip() and not notes:  # no usable summary, nothing salient: keep each message's gist
         notes = [u.strip()[:FALLBACK_CHARS] for u in users if u.strip()]
     lines = [body] if body else []
-    lines += [note_line(n.replace('"', "'"), lang) for n in notes]
+    noted = "\n".join(note_line(n.replace('"', "'"), lang) for n in notes)
+    lines += [mark_superseded(noted, [n for n in notes if is_correction(n)], lang, notes_only=True)] if notes else []
     return "\n".join(lines)
 
 
@@ -118,14 +120,11 @@ def echoes(line: str, instructions: str, share: float = 0.7, run: int = 8) -> bo
     return sum(m.size for m in blocks if m.size >= run) / len(b) >= share
 
 
-SUPERSEDED = {"ko": "(정정 전 값) ", "en": "(outdated) "}
-
-
-def mark_superseded(summary: str, corrections: list[str], lang: Lang) -> str:
-    """Lines of an older summary about what a correction changed ("- Dentist on Tuesday",
-    then "Actually, it moved to Thursday") are marked as outdated, not dropped: a small model
-    otherwise answers with the first value it reads. Only model-written lines: notes are the
-    user's own words, and the correction itself is a note of the span that follows."""
+def mark_superseded(summary: str, corrections: list[str], lang: Lang, *, notes_only: bool = False) -> str:
+    """Lines about what a correction changed ("- Dentist on Tuesday", then "Actually, it moved
+    to Thursday") are marked as outdated, not dropped: a small model otherwise answers with
+    the first value it reads. Corrections themselves are never marked. `notes_only`: leave
+    model-written lines alone (in the correction's own span they may state the new value)."""
     if not corrections:
         return summary
     subjects = [{t.lower() for t in key_terms(c)} for c in corrections]
@@ -133,9 +132,10 @@ def mark_superseded(summary: str, corrections: list[str], lang: Lang) -> str:
     for ln in summary.splitlines():
         s = ln.strip()
         bare = _BULLET.sub("", s)
-        words = {t.lower() for t in key_terms(s)}
-        if (s and not _NOTE_RE.match(s) and not is_correction(s) and not bare.startswith(SUPERSEDED[lang])
-                and any(len(words & subj) >= 2 for subj in subjects)):
+        note = _NOTE_RE.match(s)
+        words = {t.lower() for t in key_terms(note.group(1) if note else s)}
+        if (s and (note or not notes_only) and not is_correction(note.group(1) if note else s)
+                and not bare.startswith(SUPERSEDED[lang]) and any(len(words & subj) >= 2 for subj in subjects)):
             ln = s[: len(s) - len(bare)] + SUPERSEDED[lang] + bare
         out.append(ln)
     return "\n".join(out)
@@ -184,7 +184,7 @@ async def roll_summary(
             text = ""
         section = section_for(chunk, text, lang, str(request[0].content))
         corrections = [u for u in salient_statements(span_user_texts(chunk)) if is_correction(u)]
-        summary = mark_superseded(summary, corrections, lang)  # lines older than the correction only
+        summary = mark_superseded(summary, corrections, lang)  # the section marks its own notes
         summary = f"{summary}\n{section}".strip() if summary else section
     compressed = False
     if estimate_text_tokens(summary) > summary_budget:
