@@ -21,6 +21,7 @@ from typing import Any, Awaitable, Callable
 from langchain_core.messages import BaseMessage, HumanMessage
 
 PLACEHOLDER = "."
+SETTLE_TIMEOUT_S = 30.0  # a turn never waits longer for a warm in flight (a stuck server)
 
 
 @dataclass
@@ -79,9 +80,8 @@ class Warmer:
         if task is None or task.done():
             return
         if self.sending:
-            await asyncio.wait([task])
-        else:
-            task.cancel()
+            await asyncio.wait([task], timeout=SETTLE_TIMEOUT_S)
+        task.cancel()  # done by now, or waiting for its summary, or stuck: the turn goes on
 
     def cancel(self) -> None:
         task, self.task = self.task, None

@@ -131,3 +131,19 @@ async def _some():
     from langchain_core.messages import SystemMessage
 
     return [SystemMessage(content="sys")]
+
+
+async def test_a_stuck_warm_holds_the_turn_no_longer_than_the_timeout(monkeypatch) -> None:
+    from client.engine import warm
+
+    monkeypatch.setattr(warm, "SETTLE_TIMEOUT_S", 0.05)
+    model, summary = SlowModel(), asyncio.get_running_loop().create_future()
+    summary.set_result(None)
+    w = Warmer()
+    w.start(Binding(model, [], None, {}), summary, lambda: _some())
+    task = w.task
+    await asyncio.wait_for(model.started.wait(), 5)
+    await asyncio.wait_for(w.settle(), 5)  # the gate never opens: the request is given up
+    await asyncio.wait([task], timeout=5)
+    assert task.cancelled() and w.sent == 0
+
