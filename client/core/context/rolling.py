@@ -135,7 +135,7 @@ def mark_superseded(summary: str, corrections: list[str], lang: Lang, *, notes_o
         note = _NOTE_RE.match(s)
         words = {t.lower() for t in key_terms(note.group(1) if note else s)}
         if (s and (note or not notes_only) and not is_correction(note.group(1) if note else s)
-                and not bare.startswith(SUPERSEDED[lang]) and any(len(words & subj) >= 2 for subj in subjects)):
+                and not bare.startswith(tuple(SUPERSEDED.values())) and any(len(words & subj) >= 2 for subj in subjects)):
             ln = s[: len(s) - len(bare)] + SUPERSEDED[lang] + bare
         out.append(ln)
     return "\n".join(out)
