@@ -167,9 +167,9 @@ def test_a_correction_marks_what_it_replaced_without_losing_it():
     assert lines[3] == "- User said: \"Actually, my sister is Clara.\""  # a correction is never marked
     assert notes_of(got) == notes_of(prev)
     assert is_extension(prev, got) and mark_superseded(got, [fix], "en") == got
+    assert mark_superseded(got, [fix], "ko") == got  # marked once, whatever the language of the roll
     ko = mark_superseded("- 치과 예약은 화요일입니다.\n- 부산 해운대에 산다.", ["사실 치과 예약은 목요일로 바뀌었어."], "ko")
     assert ko == "- (정정 전 값) 치과 예약은 화요일입니다.\n- 부산 해운대에 산다."
-    assert mark_superseded(ko, ["사실 치과 예약은 목요일로 또 바뀌었어."], "en") == ko  # marked once, whatever the language
 
 
 def test_a_correction_in_the_same_span_marks_the_earlier_statement_only():
