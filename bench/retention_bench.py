@@ -149,6 +149,7 @@ class Run:
     final_tokens: int = 0
     final_estimated: int = 0
     times: list[float] = field(default_factory=list)
+    firsts: list[float] = field(default_factory=list)  # seconds until the answer's first text (the user's wait)
     due: list[int] = field(default_factory=list)  # indexes of turns at which a summary was due
     taken: list[int] = field(default_factory=list)  # indexes of turns that applied a summary
     waited: int = 0  # turns that waited for a summary
@@ -227,7 +228,7 @@ async def run_one(base: Settings, lang: str, policy: str, pause: float, db: str,
             due_now = pending is not None and pending is not seen
             seen = pending
             started = time.perf_counter()
-            answer, done = "", None
+            answer, done, first = "", None, None
             async for ev in session.turn(text):
                 if isinstance(ev, TurnDone):
                     done = ev
@@ -235,7 +236,10 @@ async def run_one(base: Settings, lang: str, policy: str, pause: float, db: str,
                     run.waited += 1
                 elif hasattr(ev, "delta"):
                     answer += ev.delta
+                    if first is None and ev.delta.strip():
+                        first = time.perf_counter() - started
             run.times.append(time.perf_counter() - started)
+            run.firsts.append(first if first is not None else run.times[-1])
             if due_now:
                 run.due.append(i)
             if done is not None and done.summarized:
@@ -282,7 +286,28 @@ def table(runs: list[Run]) -> str:
         got[1] += r.probes
     rows.append("")
     rows.append("합계: " + ", ".join(f"{p} {a}/{b}" for p, (a, b) in by_policy.items()))
+    rows += ["", *first_text_table(runs, none)]
     return "\n".join(rows)
+
+
+def first_text_table(runs: list[Run], none: dict[str, Run]) -> list[str]:
+    """Seconds until the answer starts to show: what the user waits for, whatever the answer's
+    length (the turn times above also count the answer being written)."""
+    rows = ["답이 보이기 시작할 때까지 (첫 글자):", "",
+            "| 언어 | none 중앙값 | summarize 중앙값 | 요약 시점 턴 (최대) / none 중앙값 | 요약 적용 턴 (최대) / none 중앙값 |",
+            "|---|---:|---:|---:|---:|"]
+    for r in runs:
+        base = none.get(r.lang)
+        if r.policy != "summarize" or base is None or not base.firsts or not r.firsts:
+            continue
+        med = statistics.median(base.firsts)
+
+        def worst(which: list[int]) -> str:
+            picked = [r.firsts[i] for i in which if i < len(r.firsts)]
+            return f"{max(picked) / med:.2f}x" if picked and med else "-"
+
+        rows.append(f"| {r.lang} | {med:.1f} s | {statistics.median(r.firsts):.1f} s | {worst(r.due)} | {worst(r.taken)} |")
+    return rows
 
 
 def write_readme(text: str, meta: str) -> None:
@@ -324,7 +349,7 @@ async def main_async(args: argparse.Namespace) -> list[Run]:
                         runs.append(r)
                         print(f"[{lang}/{policy}] {r.recalled}/{r.probes} facts, final request {r.final_tokens} "
                               f"tokens, {time.perf_counter() - t0:.0f}s, turn times "
-                              f"{[round(x, 1) for x in r.times]}, due {r.due}, taken {r.taken}, waited {r.waited}, warmed {r.warmed}, "
+                              f"{[round(x, 1) for x in r.times]}, first text {[round(x, 1) for x in r.firsts]}, due {r.due}, taken {r.taken}, waited {r.waited}, warmed {r.warmed}, "
                               f"summary {estimate_text_tokens(r.summary)} tokens", flush=True)
                         for a in r.answers:
                             print("   ", a, flush=True)
