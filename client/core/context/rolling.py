@@ -29,7 +29,8 @@ Ask = Callable[[list[BaseMessage]], Awaitable[str]]
 
 NOTE_PREFIX = {"ko": "- 사용자 발언: ", "en": "- User said: "}
 SUPERSEDED = {"ko": "(정정 전 값) ", "en": "(outdated) "}
-_NOTE_RE = re.compile(r"^- (?:\((?:정정 전 값|outdated)\) )?(?:사용자 발언|User said): \"(.*)\"$")
+_MARKS = "|".join(re.escape(m) for m in SUPERSEDED.values())
+_NOTE_RE = re.compile(rf"^- (?:{_MARKS})?(?:사용자 발언|User said): \"(.*)\"$")
 COMPRESS_PROMPT = {
     "ko": "다음 요약을 더 짧게 줄이세요. 이름, 숫자, 날짜, 장소, 선호, 정정된 값은 모두 그대로 남기고 "
           "중복과 군더더기만 없애세요. 줄인 요약문만 출력하세요.",
@@ -133,8 +134,9 @@ def mark_superseded(summary: str, corrections: list[str], lang: Lang, *, notes_o
         s = ln.strip()
         bare = _BULLET.sub("", s)
         note = _NOTE_RE.match(s)
-        words = {t.lower() for t in key_terms(note.group(1) if note else s)}
-        if (s and (note or not notes_only) and not is_correction(note.group(1) if note else s)
+        said = note.group(1) if note else s  # a note is judged by the user's words alone
+        words = {t.lower() for t in key_terms(said)}
+        if (s and (note or not notes_only) and not is_correction(said)
                 and not bare.startswith(tuple(SUPERSEDED.values())) and any(len(words & subj) >= 2 for subj in subjects)):
             ln = s[: len(s) - len(bare)] + SUPERSEDED[lang] + bare
         out.append(ln)
