@@ -28,10 +28,15 @@ from client.core.context.quality import cut_loop
 from client.core.context.summarize import SummaryPlan, apply_summary
 from client.engine.summaries import Summaries
 from client.engine.warm import PLACEHOLDER, Binding, Warmer
-from client.engine.memory.manager import MemoryManager, MemoryUpdate
+from client.engine.memory.background import MemoryStatus, MemoryWorker
+from client.engine.memory.manager import MemoryManager
 from client.core.memory.policy import Bullet
+from client.core.memory.statements import statements_of
 from client.engine.store import Store, StoreError, ThreadInfo, TurnUsage
 
+
+
+MEMORY_LIST_WAIT = 30.0  # /memory waits this long at most for the passes under way
 
 
 # -- events ------------------------------------------------------------------
@@ -127,6 +132,12 @@ class ChatSession:
         self.warmer = Warmer() if provider is not None and provider.prompt_cache else None
         self.memory = memory
         self.thread_id = ""
+        # memory passes run in the background (client/engine/memory/background.py); a frontend
+        # that leaves right after one answer (-p) sets background_memory False: its turns are
+        # folded by the next session instead, never on its exit path
+        self.memory_worker = MemoryWorker(memory, model=self._background_summarizer,
+                                          current=lambda: self.thread_id) if memory else None
+        self.background_memory = True
         self.system_prompt = settings.system_prompt
 
     # -- threads -------------------------------------------------------------
@@ -171,11 +182,29 @@ class ChatSession:
         section = await self.memory.section() if self.memory else ""
         return f"{self.system_prompt}\n\n{section}" if section else self.system_prompt
 
-    async def end(self) -> MemoryUpdate | None:
-        """The thread ends (exit, /new, /resume elsewhere, /end): update memory."""
-        if not self.memory or not self.thread_id:
+    async def end(self) -> MemoryStatus | None:
+        """The thread ends (exit, /new, /resume elsewhere, /end): its memory pass starts in the
+        background (returns at once, with the passes finished so far); None: memory is off."""
+        if self.memory_worker is None:
             return None
-        return await self.memory.update(self.thread_id)
+        if self.thread_id and self.background_memory:
+            self.memory_worker.schedule(self.thread_id)
+        return self.memory_worker.status()
+
+    async def resume_memory(self) -> list[str]:
+        """At start: fold in the background what earlier sessions left pending; returns those threads."""
+        if self.memory_worker is None or not self.background_memory:
+            return []
+        return await self.memory_worker.resume()
+
+    def memory_status(self) -> MemoryStatus | None:
+        """Passes running or queued, and those finished since the last call (to report)."""
+        return self.memory_worker.status() if self.memory_worker else None
+
+    async def close(self) -> int:
+        """The session ends (exit): memory work stops at once; returns how many threads are
+        left pending for the next start (the UI says so in one line when > 0)."""
+        return await self.memory_worker.close() if self.memory_worker else 0
 
     async def _record(self, msgs: list[BaseMessage]) -> None:
         """Append to the transcript every message it does not hold yet, in order."""
@@ -300,6 +329,8 @@ class ChatSession:
         await self.store.prune_checkpoints(self.thread_id)
         self._schedule_summary(final)
         self._warm_next()
+        if self.memory_worker is not None and self.background_memory and statements_of(text):
+            self.memory_worker.schedule(self.thread_id)  # the user said something: fold it while they read
         yield TurnDone(stats, count_turns(split(final).join()), prepared.trimmed + dropped, summarized, budget)
 
     def _schedule_summary(self, final: list[BaseMessage]) -> None:
@@ -442,8 +473,11 @@ class ChatSession:
             has_summary=bool(parts and parts.pair),
         )
 
-    async def memories(self) -> list[Bullet] | None:
-        """Long-term memory, best first; None when memory is off."""
+    async def memories(self, wait: float | None = MEMORY_LIST_WAIT) -> list[Bullet] | None:
+        """Long-term memory, best first, once the passes under way are done (at most `wait`
+        seconds: the user asked to see it); None when memory is off."""
+        if self.memory_worker is not None and wait:
+            await self.memory_worker.drain(wait)
         return await self.memory.list() if self.memory else None
 
     async def forget(self, index: int) -> Bullet | None:

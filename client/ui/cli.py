@@ -198,6 +198,8 @@ async def _chat(settings: Settings, specs: list) -> int:
             return await Repl(settings, session, hub, renderer).run()
         except EOFError:
             return EXIT_OK
+        finally:
+            await session.close()  # background memory work stops before the store closes
     finally:
         await hub.aclose()
         await store.close()

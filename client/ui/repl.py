@@ -136,27 +136,34 @@ class Repl:
         return (line or "").strip() or None
 
     async def end_thread(self) -> None:
-        """Memory update for the thread being left; best effort, one line."""
-        if self.session.has_memory and self.session.thread_id:
-            self.r.begin_turn(t("spin_memory"))
+        """The thread's memory pass starts in the background; passes finished by now are reported."""
         try:
-            up = await self.session.end()
+            status = await self.session.end()
         except Exception as e:  # noqa: BLE001
             self.r.error(t("memory_failed", err=_short(e)))
             return
-        finally:
-            self.r.end_turn()
-        if up is None:
-            return
-        if up.error:
-            self.r.error(t("memory_failed", err=redact(up.error, settings_secrets(self.s))))
-            return
-        if up.unscored:
-            self.r.error(t("memory_unscored"))
-        if not up.added and not up.updated:  # say it plainly: nothing of this session is remembered
-            self.r.info(t("memory_nothing_kept", candidates=up.candidates))
-            return
-        self.r.info(t("memory_saved", candidates=up.candidates, added=up.added, updated=up.updated))
+        self.report_memory(status.finished if status else [])
+
+    def report_memory(self, finished: list) -> None:
+        """One line per memory pass that finished (client/engine/memory/background.py)."""
+        for _, up in finished:
+            if up.error:
+                self.r.error(t("memory_failed", err=redact(up.error, settings_secrets(self.s))))
+                continue
+            if up.unscored:
+                self.r.error(t("memory_unscored"))
+            if not up.added and not up.updated:  # say it plainly: nothing of this session is remembered
+                self.r.info(t("memory_nothing_kept", candidates=up.candidates))
+            else:
+                self.r.info(t("memory_saved", candidates=up.candidates, added=up.added, updated=up.updated))
+
+    async def close_memory(self) -> None:
+        """Exit: memory work stops at once; one line when some is left for the next start."""
+        status = self.session.memory_status()
+        deferred = await self.session.close()
+        self.report_memory(status.finished if status else [])
+        if deferred:
+            self.r.info(t("memory_deferred", n=deferred))
 
     async def switch(self, tid: str | None) -> None:
         if self.session.thread_id and tid != self.session.thread_id:
@@ -212,15 +219,17 @@ class Repl:
             TerminalForms(lambda prompt: reader.read(prompt), self.r).install(features)
 
     async def run_once(self, prompt: str) -> int:
-        """-p: answer one message on the chosen thread, then leave (memory updated as usual)."""
+        """-p: answer one message on the chosen thread, then leave at once: its memory pass is
+        left to the next session (its user's statements reach new threads meanwhile)."""
         json_out = self.s.output_format == "json"
         self.capture = cap = Capture(stream=not json_out)
+        self.session.background_memory = False
         await self.choose_thread()
         await self.turn(prompt)
-        await self.end_thread()
         if json_out:
             self.r.out.write(to_json(cap, self.session.thread_id, self.s.model, self.session.context.strategy) + "\n")
             self.r.out.flush()
+        await self.close_memory()
         return cap.code
 
     def _interrupt(self) -> None:
@@ -229,6 +238,7 @@ class Repl:
 
     async def _run(self) -> int:
         await self.choose_thread()
+        await self.session.resume_memory()  # what an earlier exit left: folded while the user types
         self.r.info(t("greeting"))
         self.r.hint(t("tty_hints"))
         if self.s.yes:
@@ -249,6 +259,7 @@ class Repl:
                 continue
             await self.turn(await with_mentions(self.hub, self.s, self.r, text))
         await self.end_thread()
+        await self.close_memory()
         self.r.info(t("bye"))
         return 0
 

@@ -7,7 +7,8 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from client.engine.memory.extract import render_session
-from client.core.memory.parse import clean, parse_bullets
+from client.core.memory.candidates import Conversation, grounded_items
+from client.core.memory.parse import parse_bullets
 from client.core.memory.policy import FormatError
 
 
@@ -94,24 +95,31 @@ def rows():
     ]
 
 
-def test_tool_errors_never_reach_the_extractor():
+def test_the_extractor_reads_the_users_words_only_by_default():
     text = render_session(rows())
     assert "NAVER" not in text and "인증" not in text
     assert "[턴 1] 사용자: 기억해 줘: 내 고양이 이름은 모찌야." in text
+    assert "어시스턴트" not in text and "Noted" not in text
+
+
+def test_tool_errors_never_reach_the_extractor_with_the_assistants_answers():
+    text = render_session(rows(), assistant=True)
+    assert "NAVER" not in text and "인증" not in text
     assert "[턴 2] 어시스턴트: Noted!" in text
 
 
 def test_sources_name_only_turns_that_exist_or_are_guessed_from_the_users_words():
     bullets = parse_bullets("- [턴 7] 사용자의 고양이 이름은 모찌이다.\n- [턴 2, 9] The user is vegetarian and never eats meat.\n"
                             "- 사용자는 축구를 좋아한다.")
-    out = clean(bullets, rows())
-    assert texts(out) == [("사용자의 고양이 이름은 모찌이다.", [1]), ("The user is vegetarian and never eats meat.", [2]),
-                          ("사용자는 축구를 좋아한다.", [])]
+    out = grounded_items(bullets, Conversation.of(rows()))
+    assert texts(out) == [("사용자의 고양이 이름은 모찌이다.", [1]), ("The user is vegetarian and never eats meat.", [2])]
+    # 축구: the user never said it (nor a source for it): not the user's
 
 
 def test_secret_values_are_dropped():
-    bullets = parse_bullets("- [1] 키는 sk-secret-12345 이다\n- [2] 사용자는 채식주의자이다")
-    assert texts(clean(bullets, rows(), ["sk-secret-12345"])) == [("사용자는 채식주의자이다", [2])]
+    bullets = parse_bullets("- [1] 고양이 키는 sk-secret-12345 이다\n- [2] 사용자는 채식주의자는 아니다 vegetarian")
+    assert texts(grounded_items(bullets, Conversation.of(rows()), secrets=["sk-secret-12345"])) == [
+        ("사용자는 채식주의자는 아니다 vegetarian", [2])]
 
 
 def test_garbage_is_a_format_error_for_the_retry():
@@ -120,11 +128,11 @@ def test_garbage_is_a_format_error_for_the_retry():
 
 
 def test_self_statements_fallback():
-    from client.core.memory.parse import self_statements
+    from client.core.memory.statements import self_statements
 
     got = texts(self_statements(rows() + [(4, HumanMessage("What should I cook tonight?")),
                                           (5, HumanMessage("서울 날씨 알려줘"))]))
-    assert got == [("사용자의 말: 기억해 줘: 내 고양이 이름은 모찌야.", [1]),
+    assert got == [("사용자의 말: 내 고양이 이름은 모찌야.", [1]),
                    ("사용자의 말: I am vegetarian, I never eat meat.", [2])]
 
 
@@ -135,4 +143,4 @@ async def test_extraction_falls_back_to_the_users_words_when_the_model_gives_not
 
     model = FakeListChatModel(responses=["- [턴 1] - [턴 1]", "- [턴 3, 개인 정보]"])  # real small-model answers
     out = await extract_bullets(model, rows())
-    assert [b.text for b in out] == ["사용자의 말: 기억해 줘: 내 고양이 이름은 모찌야.", "사용자의 말: I am vegetarian, I never eat meat."]
+    assert [b.text for b in out] == ["사용자의 말: 내 고양이 이름은 모찌야.", "사용자의 말: I am vegetarian, I never eat meat."]

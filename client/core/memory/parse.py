@@ -2,20 +2,22 @@
 
 The requested format is `- [턴 1, 3] 내용`. Also accepted: no sources, other bullet marks
 (`*`, `•`, `·`), numbered lines (`1.`, `1)`), a labelled line (`요약: ...`), headers alone
-(`장기 기억 후보:`) skipped, and plain sentences when no line is marked at all. Bullets that
-quote environment variable names (NAVER_CLIENT_ID: a tool failure echoed back, not a fact about
-the user) or secret values are dropped; sources are kept only for turns that exist.
+(`장기 기억 후보:`) skipped, and plain sentences when no line is marked at all. Markup is
+stripped (ground.strip_markup); bullets that quote environment variable names (NAVER_CLIENT_ID:
+a tool failure echoed back, not a fact about the user) are dropped. Whether an item is the
+user's own is decided later (candidates.py).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from langchain_core.messages import BaseMessage
 
 from client.core.context.turns import is_turn_start, text_of
-from client.core.memory.policy import Bullet, FormatError, similarity
+from client.core.memory.ground import strip_markup
+from client.core.memory.policy import Bullet, FormatError
 
 _MARK = re.compile(r"^\s*(?:[-*•·‣▪●◦–]|\d{1,2}[.)]|\(\d{1,2}\))(?=\s|\[|$)\s*(?P<rest>.*?)\s*$")
 _SOURCES = re.compile(r"^[\[(（【]\s*(?P<src>[^\])）】]*?)\s*[\])）】]\s*[:：-]?\s*(?P<text>.*)$")
@@ -31,7 +33,6 @@ _TURN_WORD = re.compile(r"^(턴|turn)?\s*\d+$", re.I)
 # the prompt's own category names, echoed by a small model instead of a fact
 CATEGORIES = {"선호와취향", "선호", "취향", "개인정보", "진행중인일과약속", "진행중인일", "약속", "조건과제약", "조건", "제약"}
 MAX_TEXT = 300
-MIN_MATCH = 0.15  # bigram similarity for a source guessed from the user's own words
 
 
 def parse_bullets(text: str) -> list[Bullet]:
@@ -61,13 +62,13 @@ def parse_bullets(text: str) -> list[Bullet]:
             return []
     out: list[Bullet] = []
     for src, content in items:
-        content = content.strip().strip("*").strip()
+        content, tags = strip_markup(content)
         if not content:  # "- [턴 1, vegetarianism]": the fact went inside the brackets
             content = ", ".join(w.strip() for w in re.split(r"[,，]", src) if w.strip() and not _TURN_WORD.match(w.strip()))
         if (not content or _NONE.match(content) or ENV_NAME.search(src) or ENV_NAME.search(content)
                 or re.sub(r"\s+", "", content) in CATEGORIES):
             continue
-        out.append(Bullet(content[:MAX_TEXT], sorted({int(x) for x in re.findall(r"\d+", src)})))
+        out.append(Bullet(content[:MAX_TEXT], sorted({int(x) for x in re.findall(r"\d+", src)} | set(tags))))
     if not out and not (items and all(_NONE.match(c.strip()) for _, c in items)):  # "- 없음" is an answer
         raise FormatError(f"no usable line: {lines[0][:60]}")
     return out
@@ -78,40 +79,6 @@ def _split_sources(rest: str) -> tuple[str, str]:
     return (m.group("src"), m.group("text")) if m else ("", rest)
 
 
-_SELF = re.compile(r"(^|[\s:])(나는|난 |내가|내 |나의|저는|전 |제가|제 |저의|우리 |기억해)|\b(I|I'm|I am|my|My|we|We|our|Our)\b")
-MAX_STATEMENT = 200
-
-
-def self_statements(rows: Sequence[tuple[int, BaseMessage]], limit: int = 5) -> list[Bullet]:
-    """The user's own short statements about themselves, verbatim: what is kept when a small
-    model's extraction answer has nothing usable (no facts are invented, none are lost)."""
-    out: list[Bullet] = []
-    for t, text in user_turns(rows).items():
-        line = " ".join(text.split())
-        if line and len(line) <= MAX_STATEMENT and not line.endswith(("?", "？")) and _SELF.search(line) \
-                and not ENV_NAME.search(line):
-            out.append(Bullet(f"사용자의 말: {line}", [t]))
-    return out[-limit:]
-
-
 def user_turns(rows: Sequence[tuple[int, BaseMessage]]) -> dict[int, str]:
     """Turn number -> the user's own words, for the turns of the session."""
     return {t: text_of(m) for t, m in rows if t and is_turn_start(m)}
-
-
-def clean(bullets: Iterable[Bullet], rows: Sequence[tuple[int, BaseMessage]], secrets: Sequence[str] = ()) -> list[Bullet]:
-    """Drop bullets quoting secrets; keep only sources naming turns of this session, and
-    attribute a bullet without any to the user turn whose words it repeats (if one does)."""
-    turns = user_turns(rows)
-    out: list[Bullet] = []
-    for b in bullets:
-        if any(s and s in b.text for s in secrets) or ENV_NAME.search(b.text):
-            continue
-        sources = [s for s in b.sources if s in turns]
-        if not sources and turns:
-            best = max(turns, key=lambda t: similarity(b.text, turns[t]))
-            if similarity(b.text, turns[best]) >= MIN_MATCH:
-                sources = [best]
-        b.sources = sources
-        out.append(b)
-    return out

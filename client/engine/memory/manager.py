@@ -1,16 +1,21 @@
-"""Long-term memory of one user: update at thread end, section for new threads."""
+"""Long-term memory of one user: fold a thread's new turns in, the section for new threads."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from client.core.faults import one_line
-from client.core.secrets import env_secrets
-from client.engine.store import Store
-from client.engine.memory.extract import extract_bullets, score_bullets
+from client.core.memory.candidates import SOURCES, Source, statements
 from client.core.memory.policy import Bullet, merge, pack, select
+from client.core.memory.statements import scoring_text
+from client.core.secrets import env_secrets
+from client.engine.memory.extract import extract_bullets, score_bullets
 from client.engine.memory.scorer import SCORERS, score_texts
+from client.engine.store import Store
+
+PROVISIONAL_THREADS = 3  # unfolded threads whose statements a new thread's section carries
 
 
 @dataclass
@@ -24,9 +29,11 @@ class MemoryUpdate:
 
 class MemoryManager:
     def __init__(self, store: Store, model: Any, user: str, *, threshold: float = 0.5,
-                 top_k: int = 5, budget_tokens: int = 600, scorer: str = "local") -> None:
+                 top_k: int = 5, budget_tokens: int = 600, scorer: str = "local", source: Source = "both") -> None:
         if scorer not in SCORERS:
             raise ValueError(f"scorer must be one of {SCORERS}")
+        if source not in SOURCES:
+            raise ValueError(f"source must be one of {SOURCES}")
         self.store = store
         self.model = model
         self.user = user
@@ -34,46 +41,79 @@ class MemoryManager:
         self.top_k = top_k
         self.budget_tokens = budget_tokens
         self.scorer = scorer
+        self.source = source
 
     async def section(self) -> str:
-        return pack(await self.store.memory_list(self.user), self.budget_tokens)
+        """What a new thread's system message carries: the stored items, and the user's own
+        statements from turns not folded in yet (their pass may still be running or deferred:
+        no model call, so a new thread never waits for it)."""
+        stored = await self.store.memory_list(self.user)
+        to_add, _ = merge(stored, await self.provisional())
+        return pack([*stored, *to_add], self.budget_tokens)
 
-    async def update(self, thread_id: str) -> MemoryUpdate | None:
-        """Fold the thread's turns since the last update into memory. None: nothing new."""
-        info = await self.store.get_thread(thread_id)
-        if info is None:
-            return None
+    async def pending(self) -> list[str]:
+        """This user's threads with turns not folded into memory yet, least recent first."""
+        return await self.store.memory_pending(self.user)
+
+    async def provisional(self) -> list[Bullet]:
+        out: list[Bullet] = []
+        for tid in (await self.pending())[-PROVISIONAL_THREADS:]:
+            rows = await self._unfolded(tid)
+            own = statements(rows, env_secrets())
+            for b, s in zip(own, score_texts([scoring_text(b.text) for b in own])):
+                b.score, b.thread_id = round(s, 4), tid
+            out += select(own, self.threshold, self.top_k)
+        return out
+
+    async def _unfolded(self, thread_id: str) -> list[tuple[int, Any]]:
         done = await self.store.memory_turn(thread_id)
-        rows = [(t, m) for t, m in await self.store.transcript(thread_id) if t > done]
-        if not any(t for t, _ in rows):
+        return [(t, m) for t, m in await self.store.transcript(thread_id) if t > done]
+
+    async def update(self, thread_id: str, model: Any = None) -> MemoryUpdate | None:
+        """Fold the thread's turns since the last update into memory. None: nothing new.
+        `model`: the one to extract with (default: the manager's). Cancelled while the model
+        answers, nothing is written and the turns stay pending; the writes themselves are not
+        interrupted by a cancel (shielded)."""
+        if await self.store.get_thread(thread_id) is None:
+            return None
+        rows = await self._unfolded(thread_id)
+        last = max((t for t, _ in rows), default=0)
+        if not last:
             return None
         result = MemoryUpdate()
         try:
-            bullets = await extract_bullets(self.model, rows, env_secrets())
+            bullets = await self.extract(rows, model or self.model)
         except Exception as e:  # noqa: BLE001 - memory is best effort; the chat is not
             result.error = one_line(e)
             return result
         result.candidates = len(bullets)
         if bullets:
             try:
-                for b, s in zip(bullets, await self._score(bullets)):
+                for b, s in zip(bullets, await self._score(bullets, model)):
                     b.score = s
             except Exception:  # noqa: BLE001 - format or request failure: keep them unscored, say so
                 result.unscored = True
             for b in bullets:
                 b.thread_id = thread_id
-            kept = select(bullets, self.threshold, self.top_k)
+        await asyncio.shield(self._commit(thread_id, select(bullets, self.threshold, self.top_k), last, result))
+        return result
+
+    async def extract(self, rows: Sequence[tuple[int, Any]], model: Any) -> list[Bullet]:
+        """The candidates of the unfolded turns (client/core/memory/candidates.py)."""
+        return await extract_bullets(model, rows, env_secrets(), self.source)
+
+    async def _commit(self, thread_id: str, kept: Sequence[Bullet], last: int, result: MemoryUpdate) -> None:
+        if kept:
             to_add, updated = merge(await self.store.memory_list(self.user), kept)
             await self.store.memory_add(self.user, to_add)
             await self.store.memory_update(updated)
             result.added, result.updated = len(to_add), len(updated)
-        await self.store.set_memory_turn(thread_id, info.turns)
-        return result
+        await self.store.set_memory_turn(thread_id, last)
 
-    async def _score(self, bullets: list[Bullet]) -> list[float]:
+    async def _score(self, bullets: list[Bullet], model: Any = None) -> list[float]:
         if self.scorer == "llm":
-            return await score_bullets(self.model, bullets)
-        return [round(s, 4) for s in score_texts([b.text for b in bullets])]
+            return await score_bullets(model or self.model, bullets)
+        return [round(s, 4) for s in score_texts([scoring_text(b.text) for b in bullets])]
 
     async def forget(self, index: int) -> Bullet | None:
         """Delete the index-th (1-based) bullet as listed by /memory."""

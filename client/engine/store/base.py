@@ -129,3 +129,8 @@ class Store(ABC):
 
     @abstractmethod
     async def set_memory_turn(self, thread_id: str, turn: int) -> None: ...
+
+    @abstractmethod
+    async def memory_pending(self, user: str) -> list[str]:
+        """The user's threads with turns after their memory turn (not folded into memory
+        yet), least recently active first."""

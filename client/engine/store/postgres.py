@@ -280,3 +280,8 @@ class PostgresStore(Store):
 
     async def set_memory_turn(self, thread_id: str, turn: int) -> None:
         await self._run("UPDATE threads SET memory_turn=%s WHERE thread_id=%s", (turn, thread_id))
+
+    async def memory_pending(self, user: str) -> list[str]:
+        rows = await self._all("SELECT thread_id FROM threads WHERE user_name=%s AND turns > memory_turn "
+                               "ORDER BY updated_at", (user,))
+        return [r["thread_id"] for r in rows]

@@ -307,6 +307,11 @@ class SqliteStore(Store):
             await self._run("UPDATE threads SET memory_turn=? WHERE thread_id=?", (turn, thread_id))
             await self.db.commit()
 
+    async def memory_pending(self, user: str) -> list[str]:
+        async with self.db.execute("SELECT thread_id FROM threads WHERE user_name=? AND turns > memory_turn "
+                                   "ORDER BY updated_at", (user,)) as cur:
+            return [r[0] for r in await cur.fetchall()]
+
     async def vacuum(self) -> None:
         """Give freed pages back to the file system (run after `delete`)."""
         async with self.checkpointer.lock:

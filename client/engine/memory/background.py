@@ -1,0 +1,133 @@
+"""Memory passes off the critical path: the user never waits for long-term memory.
+
+A pass (MemoryManager.update: one extraction request, local scoring, a few writes) runs as a
+background task while the user reads: after an answer whose turn said something about the
+user, and when a thread ends. Passes run one at a time, in order, each thread once in the queue.
+At exit the running pass is cancelled: the store's memory turn of a thread moves only when its
+pass has written everything, so cancelled or never-started work stays "pending" (turns after the
+memory turn) and is queued again at the next start (`resume`), never on the exit path. Until a
+pending thread is folded, new threads still get its user's statements (MemoryManager.section).
+
+A pending thread another client has open is left to that client (it folds its own at its end).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from client.core.faults import one_line
+from client.engine.memory.manager import MemoryManager, MemoryUpdate
+
+EXIT_GRACE = 0.25  # seconds an exit gives the passes under way: one that needs no model call ends
+
+
+@dataclass(frozen=True)
+class MemoryStatus:
+    """What the UI may say in one line: a pass running, passes queued, deferred threads."""
+    running: bool
+    queued: int
+    finished: list[tuple[str, MemoryUpdate]] = field(default_factory=list)  # since the last take
+
+
+class MemoryWorker:
+    def __init__(self, manager: MemoryManager, *, model: Callable[[], Any] | None = None,
+                 current: Callable[[], str] = lambda: "") -> None:
+        """`model()`: the model a background pass extracts with, asked at each pass (e.g. the
+        niced summary server once it is up; None: the manager's). `current()`: the thread the
+        session holds (already locked by it)."""
+        self.manager = manager
+        self._model = model or (lambda: None)
+        self._current = current
+        self._queue: list[str] = []
+        self._task: asyncio.Task[None] | None = None
+        self._running: str | None = None
+        self._finished: list[tuple[str, MemoryUpdate]] = []
+        self._closed = False
+
+    # -- the API ---------------------------------------------------------------------------
+    def schedule(self, thread_id: str) -> None:
+        """Fold the thread's unfolded turns in the background (returns at once)."""
+        if self._closed or not thread_id:
+            return
+        if thread_id not in self._queue:
+            self._queue.append(thread_id)
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="memory-pass")
+
+    async def resume(self) -> list[str]:
+        """Queue this user's pending threads (deferred by an earlier exit); returns them."""
+        pending = await self.manager.pending()
+        for tid in pending:
+            self.schedule(tid)
+        return pending
+
+    async def pending(self) -> list[str]:
+        """Threads whose turns are not all in memory yet: in the store, or queued here."""
+        stored = await self.manager.pending()
+        return stored + [t for t in self._queue if t not in stored]
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    async def drain(self, timeout: float | None = None) -> bool:
+        """Wait (at most `timeout` seconds) for the queued passes; True when none is left.
+        A timeout leaves them running."""
+        task = self._task
+        if task is None or task.done():
+            return True
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(task), timeout)
+        return task.done()
+
+    def status(self) -> MemoryStatus:
+        finished, self._finished = self._finished, []
+        return MemoryStatus(self._running is not None, len(self._queue), finished)
+
+    async def close(self, grace: float = EXIT_GRACE) -> int:
+        """Stop (exit): passes that end within `grace` seconds (no model call to wait for) end;
+        then the running one is cancelled, its writes (if under way) completed. Returns how many
+        of this user's threads are left for the next start."""
+        self._closed = True
+        if grace > 0:
+            await self.drain(grace)
+        self._queue.clear()
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        try:
+            return len(await self.manager.pending())
+        except Exception:  # noqa: BLE001 - the store is closing or broken: nothing to report
+            return 0
+
+    # -- the task --------------------------------------------------------------------------
+    async def _run(self) -> None:
+        while self._queue:
+            tid = self._queue.pop(0)
+            self._running = tid
+            try:
+                up = await self._fold(tid)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # noqa: BLE001 - memory is best effort; the chat is not
+                up = MemoryUpdate(error=one_line(e))
+            finally:
+                self._running = None
+            if up is not None:
+                self._finished.append((tid, up))
+
+    async def _fold(self, thread_id: str) -> MemoryUpdate | None:
+        store = self.manager.store
+        mine = thread_id == self._current()
+        if not mine and not await store.lock_thread(thread_id):
+            return None  # open in another client: it folds its own turns
+        try:
+            return await self.manager.update(thread_id, self._model())
+        finally:
+            if not mine and thread_id != self._current():  # the session may have opened it meanwhile
+                await store.unlock_thread(thread_id)
