@@ -150,6 +150,7 @@ class ChatSession:
         claimed (store.lock_thread) until another is opened or the store closes;
         one open in another client raises StoreError("thread_busy")."""
         new_id = thread_id or uuid.uuid4().hex
+        state = await self._state_messages(new_id)  # a tampered checkpoint is refused now, nothing switched
         if new_id != self.thread_id:
             if not await self.store.lock_thread(new_id):
                 raise StoreError("thread_busy", id=new_id)
@@ -157,12 +158,11 @@ class ChatSession:
                 await self.store.unlock_thread(self.thread_id)
         self.thread_id = new_id
         existed = await self.store.get_thread(self.thread_id) is not None
-        if not existed:
-            existed = bool(await self._state_messages())  # a thread from an older client
-        return existed
+        return existed or bool(state)  # state only: a thread from an older client
 
-    async def _state_messages(self) -> list[BaseMessage]:
-        snap = await self.agent.aget_state(self.config)
+    async def _state_messages(self, thread_id: str | None = None) -> list[BaseMessage]:
+        config = {"configurable": {"thread_id": thread_id}} if thread_id else self.config
+        snap = await self.agent.aget_state(config)
         return list((snap.values or {}).get("messages", [])) if snap else []
 
     async def load(self, msgs: list[BaseMessage] | None = None) -> list[BaseMessage]:

@@ -28,7 +28,7 @@ from client.ui.slash import table as slash
 from client.ui.slash.base import SlashContext
 from client.ui.slash.mcp import with_mentions
 from client.ui.slash.threads import print_threads
-from client.engine.store import StoreError
+from client.engine.store import StoreError, TamperedCheckpoint
 from client.ui.tui import TtyReader, quiet_input
 
 
@@ -287,7 +287,7 @@ class Repl:
                 self.capture.interrupted = True
                 self.capture.error = t("interrupted")
             self.r.error(t("interrupted"))  # Ctrl-C: this turn only
-        except AuthError:
+        except (AuthError, TamperedCheckpoint):  # fatal: one line, exit code
             raise
         except Exception as e:  # noqa: BLE001 - one line, the session goes on
             if self.s.debug:
