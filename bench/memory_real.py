@@ -9,13 +9,16 @@ states lasting facts of several kinds among chit-chat and requests, and the scri
 places and people the user never mentioned) through the real pipeline: transcript store,
 MemoryManager.update (extraction request, the shipped light scorer, threshold 0.5 / top-5), then the
 memory section a new thread of that user gets. Counts facts kept (a keyword of the fact in the
-section), inventions kept (an invention's keyword in it), and the section's tokens, for:
+section), the assistant's inventions kept (an invention's keyword in it), items with not one content
+word of the user's turns (the extractor's own inventions, echoes of the request), and the
+section's tokens, for:
 
 - before: the previous extraction (its prompt, the assistant's answers shown, no grounding test);
 - before + grounding: the same answers, kept only when grounded in the user's turns;
 - llm: the new prompt (the user's turns only), grounded items only;
-- user: the user's own statements, no request (client/core/memory/statements.py);
-- both: grounded items plus the statements they do not cover (shipped default).
+- user: the user's own statements, no request (client/core/memory/statements.py; the local
+  provider's default);
+- both: grounded items plus the statements they do not cover (the default of other providers).
 
 Temperature 0. Extraction seconds are noisy on a shared machine; the counts are what matter.
 `--dump FILE` writes every extraction answer and section as JSON, to read what the model wrote.
@@ -43,7 +46,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from client.core.config import Settings  # noqa: E402
 from client.core.context.budget import estimate_text_tokens  # noqa: E402
-from client.core.memory.candidates import choose  # noqa: E402
+from client.core.memory.candidates import Candidates, choose  # noqa: E402
+from client.core.memory.ground import Vocabulary, words  # noqa: E402
 from client.core.memory.parse import ENV_NAME, parse_bullets, user_turns  # noqa: E402
 from client.core.memory.policy import Bullet, FormatError  # noqa: E402
 from client.engine.memory import extract  # noqa: E402
@@ -56,8 +60,8 @@ CONFIGS = ("before", "before+ground", "llm", "user", "both")
 LABELS = {"before": "before: previous prompt, assistant shown, no grounding",
           "before+ground": "before + grounding test",
           "llm": "LLM, user turns only, grounded",
-          "user": "user's own statements (no request)",
-          "both": "both: grounded LLM + uncovered statements (shipped)"}
+          "user": "user: the user's own statements, no request (local default)",
+          "both": "both: grounded LLM + statements it does not cover (other providers' default)"}
 # the extraction prompt main had before this change (for the "before" rows)
 BEFORE_PROMPT = (
     "당신은 대화 기록에서 장기 기억 후보를 뽑는 도우미입니다. 아래 대화에서 이 사용자와의 다음 대화에 "
@@ -104,7 +108,7 @@ class BenchManager(MemoryManager):
 
     config = "both"
 
-    async def extract(self, rows: Sequence[tuple[int, Any]], model: Any) -> list[Bullet]:
+    async def extract(self, rows: Sequence[tuple[int, Any]], model: Any) -> Candidates:
         if self.config not in ("before", "before+ground"):
             return await super().extract(rows, model)
         session = extract.render_session(rows, assistant=True)
@@ -114,7 +118,7 @@ class BenchManager(MemoryManager):
             answer = None
         if self.config == "before+ground":
             return choose("llm", answer, rows, BEFORE_LINES)
-        return answer if answer is not None else _before_statements(rows)
+        return Candidates(answer if answer is not None else _before_statements(rows))
 
     async def _score(self, bullets: list[Bullet], model: Any = None) -> list[float]:
         if self.config == "before":  # the previous scorer input: the text as stored, prefix included
@@ -129,6 +133,7 @@ class Row:
     facts_kept: int = 0
     inventions: int = 0
     inventions_kept: int = 0
+    unsupported: int = 0  # stored items with not one word of the user's
     tokens: list[int] = field(default_factory=list)
     requests: int = 0
     seconds: float = 0.0
@@ -144,13 +149,16 @@ def thread_messages(turns: list[list[str]]) -> list[BaseMessage]:
     return msgs
 
 
-def judge(section: str, user: dict) -> tuple[list[str], list[str], list[str]]:
-    """(facts kept, facts missed, inventions kept) by keyword."""
+def judge(section: str, user: dict) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(facts kept, facts missed, inventions kept, items with no word of the user's) by keyword."""
     low = section.lower()
     kept = [k for k, words in user["facts"].items() if any(w.lower() in low for w in words)]
     missed = [k for k in user["facts"] if k not in kept]
     invented = [w for w in user["inventions"] if w.lower() in low]
-    return kept, missed, invented
+    said = Vocabulary(u for u, _ in user["turns"])
+    items = [ln[2:] for ln in section.splitlines() if ln.startswith("- ")]
+    unsupported = [it for it in items if not any(said.has(w) for w in words(it))]
+    return kept, missed, invented, unsupported
 
 
 async def run_config(config: str, model: Any, users: list[dict], tmp: str, budget: int) -> Row:
@@ -172,16 +180,18 @@ async def run_config(config: str, model: Any, users: list[dict], tmp: str, budge
             if up is not None and up.error:
                 print(f"  {config} {u['user']}: {up.error}", file=sys.stderr)
             section = await mem.section()
-            kept, missed, invented = judge(section, u)
+            kept, missed, invented, unsupported = judge(section, u)
             row.facts += len(u["facts"])
             row.facts_kept += len(kept)
             row.inventions += len(u["inventions"])
             row.inventions_kept += len(invented)
+            row.unsupported += len(unsupported)
             row.tokens.append(estimate_text_tokens(section))
             row.sections[u["user"]] = section
             row.missed += [f"{u['user']}:{k}" for k in missed]
             row.invented += [f"{u['user']}:{w}" for w in invented]
             print(f"  {config:14} {u['user']:11} facts {len(kept)}/{len(u['facts'])} inventions {len(invented)}"
+                  f" unsupported {len(unsupported)}"
                   f" tokens {row.tokens[-1]}", file=sys.stderr, flush=True)
     finally:
         await store.close()
@@ -194,11 +204,12 @@ def table(rows: list[Row], users: list[dict]) -> str:
     per_lang = ", ".join(f"{sum(u['lang'] == lang for u in users)} {lang}" for lang in langs)
     out = [f"users: {len(users)} ({per_lang}), "
            f"facts: {rows[0].facts}, inventions offered: {rows[0].inventions}", "",
-           "| extraction | facts kept | inventions kept | memory tokens / user | extraction requests | request seconds |",
-           "|---|---:|---:|---:|---:|---:|"]
+           "| extraction | facts kept | assistant's inventions kept | items with no word of the user's "
+           "| memory tokens / user | extraction requests | request seconds |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         tokens = sum(r.tokens) / len(r.tokens) if r.tokens else 0
-        out.append(f"| {LABELS[r.config]} | {r.facts_kept}/{r.facts} | {r.inventions_kept} | {tokens:.0f} "
+        out.append(f"| {LABELS[r.config]} | {r.facts_kept}/{r.facts} | {r.inventions_kept} | {r.unsupported} | {tokens:.0f} "
                    f"| {r.requests} | {r.seconds:.0f} |")
     return "\n".join(out)
 

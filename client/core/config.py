@@ -18,6 +18,7 @@ STRATEGIES: tuple[str, ...] = ("none", "trim", "summarize")
 DEFAULT_MAX_TURNS = {"none": 0, "trim": 5, "summarize": 2}
 OUTPUT_FORMATS = ("text", "json")
 MEMORY_SCORERS = ("local", "llm")  # = client.engine.memory.scorer.SCORERS (not imported: fast --help)
+MEMORY_SOURCES = ("both", "llm", "user")  # = client.core.memory.candidates.SOURCES
 
 DEFAULT_BASE_URL = "https://clovastudio.stream.ntruss.com/v1/openai"
 DEFAULT_MODEL = "HCX-005"
@@ -73,6 +74,7 @@ class Settings:
     memory_threshold: float = 0.5
     memory_top_k: int = 5
     memory_scorer: str = "local"  # local: shipped light scorer (no request) | llm: one scoring request
+    memory_source: str = ""  # both | llm | user (client/core/memory/candidates.py); "": the provider's default
     memory_budget: int = 600  # tokens of the [장기 기억] section
     max_model_calls: int = 12  # per turn; the last one is made without tools (client/engine/limits.py)
     max_tool_calls: int = 20  # per turn

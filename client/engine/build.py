@@ -22,8 +22,11 @@ def build_session(settings: Settings, store: Store, tools: list, *, gate: Any = 
     memory = None
     if settings.memory:
         from client.engine.memory.manager import MemoryManager
+        from client.engine.providers import PROVIDERS
 
+        provider = PROVIDERS.get(settings.provider)
+        source = settings.memory_source or (provider.memory_source if provider else "both")
         memory = MemoryManager(store, summarizer, settings.user, threshold=settings.memory_threshold,
                                top_k=settings.memory_top_k, budget_tokens=settings.memory_budget,
-                               scorer=settings.memory_scorer)
+                               scorer=settings.memory_scorer, source=source)  # type: ignore[arg-type]
     return ChatSession(settings, store, agent, mw, summarizer, memory)

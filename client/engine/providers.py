@@ -60,6 +60,7 @@ class Provider:
     tool_result_chars: int | None = None  # cap for the bundled search server; None: its own default
     summary_output: int = SUMMARY_OUTPUT
     memory_budget: int | None = None  # cap on the [장기 기억] section, for small windows
+    memory_source: str = "both"  # where memory candidates come from unless --memory-source says (docs/memory.md)
     prompt_cache: bool = False  # a server that keeps the last prompt, free to warm (client/engine/warm.py)
 
     def window_for(self, model: str) -> tuple[int, int]:
@@ -254,6 +255,7 @@ PROVIDERS: dict[str, Provider] = {
         "local", "Qwen2.5-Coder-1.5B-Instruct Q4_K_M", window=CONTEXT_WINDOW, reserved_output=RESERVED_OUTPUT,
         calibration_prior=1.2,  # Qwen's tokenizer counts ~20% more than our estimate
         tool_result_chars=TOOL_RESULT_CHARS, summary_output=200, memory_budget=300,  # of a 3,072-token budget
+        memory_source="user",  # its extraction keeps 6 of 21 facts, the user's statements 21 (bench/memory_real.py)
         prompt_cache=True,
     ),
 }

@@ -185,17 +185,18 @@ class ChatSession:
     async def end(self) -> MemoryStatus | None:
         """The thread ends (exit, /new, /resume elsewhere, /end): its memory pass starts in the
         background (returns at once, with the passes finished so far); None: memory is off."""
-        if self.memory_worker is None:
+        if self.memory_worker is None or self.memory is None:
             return None
-        if self.thread_id and self.background_memory:
-            self.memory_worker.schedule(self.thread_id)
+        if self.thread_id and (self.background_memory or not self.memory.asks_model):
+            self.memory_worker.schedule(self.thread_id)  # -p: only a pass with no request (it ends within the exit's grace)
         return self.memory_worker.status()
 
     async def resume_memory(self) -> list[str]:
-        """At start: fold in the background what earlier sessions left pending; returns those threads."""
+        """At start: queue what earlier sessions left pending, folded in the background from the
+        first answer on (the user reading, not waiting for the first one); returns those threads."""
         if self.memory_worker is None or not self.background_memory:
             return []
-        return await self.memory_worker.resume()
+        return await self.memory_worker.resume(start=False)
 
     def memory_status(self) -> MemoryStatus | None:
         """Passes running or queued, and those finished since the last call (to report)."""
@@ -329,8 +330,10 @@ class ChatSession:
         await self.store.prune_checkpoints(self.thread_id)
         self._schedule_summary(final)
         self._warm_next()
-        if self.memory_worker is not None and self.background_memory and statements_of(text):
-            self.memory_worker.schedule(self.thread_id)  # the user said something: fold it while they read
+        if self.memory_worker is not None and self.background_memory:
+            if statements_of(text):  # the user said something: fold it while they read
+                self.memory_worker.schedule(self.thread_id)
+            self.memory_worker.kick()  # and what was queued (resumed at start)
         yield TurnDone(stats, count_turns(split(final).join()), prepared.trimmed + dropped, summarized, budget)
 
     def _schedule_summary(self, final: list[BaseMessage]) -> None:

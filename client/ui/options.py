@@ -11,7 +11,7 @@ import getpass
 import os
 
 from client.core.config import (
-    DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_STRATEGY, MEMORY_SCORERS, OUTPUT_FORMATS, STRATEGIES, THREAD_ID_RE,
+    DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_STRATEGY, MEMORY_SCORERS, MEMORY_SOURCES, OUTPUT_FORMATS, STRATEGIES, THREAD_ID_RE,
     ConfigError, ContextSettings, Settings, env_flag, env_int,
 )
 from client.core.paths import default_db, user_mcp_config
@@ -85,6 +85,11 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-scorer", choices=MEMORY_SCORERS,
                    help=tr("장기 기억 유용성 채점: local (내장 경량 모델, 요청 없음, 기본) 또는 llm (env MCP_CHAT_MEMORY_SCORER)",
                            "memory usefulness scoring: local (shipped light model, no request, default) or llm (env MCP_CHAT_MEMORY_SCORER)"))
+    p.add_argument("--memory-source", choices=MEMORY_SOURCES,
+                   help=tr("장기 기억 후보: both (모델이 뽑고 사용자 말에 근거한 것 + 사용자의 말), llm, user (사용자의 말만, 요청 없음; "
+                           "로컬 모델의 기본) (env MCP_CHAT_MEMORY_SOURCE)",
+                           "memory candidates: both (the model's items grounded in the user's words + the user's own statements), "
+                           "llm, user (the user's statements only, no request; the local model's default) (env MCP_CHAT_MEMORY_SOURCE)"))
     p.add_argument("--max-model-calls", type=int, metavar="N",
                    help=tr("한 턴의 모델 호출 상한, 마지막 호출은 도구 없이 (env MAX_MODEL_CALLS, 기본 12)",
                            "model calls per turn at most, the last one without tools (env MAX_MODEL_CALLS, default 12)"))
@@ -170,6 +175,10 @@ def resolve(args: argparse.Namespace) -> Settings:
     if scorer not in MEMORY_SCORERS:
         raise ConfigError("bad_option", detail=f"MCP_CHAT_MEMORY_SCORER={scorer!r}")
     s.memory_scorer = scorer
+    source = args.memory_source or os.environ.get("MCP_CHAT_MEMORY_SOURCE", "").strip()
+    if source and source not in MEMORY_SOURCES:
+        raise ConfigError("bad_option", detail=f"MCP_CHAT_MEMORY_SOURCE={source!r}")
+    s.memory_source = source
     calls = args.max_model_calls if args.max_model_calls is not None else env_int("MAX_MODEL_CALLS")
     if calls is not None:
         if calls < 1:

@@ -159,8 +159,8 @@ class Repl:
 
     async def close_memory(self) -> None:
         """Exit: memory work stops at once; one line when some is left for the next start."""
-        status = self.session.memory_status()
         deferred = await self.session.close()
+        status = self.session.memory_status()  # passes that ended, also within the exit's grace
         self.report_memory(status.finished if status else [])
         if deferred:
             self.r.info(t("memory_deferred", n=deferred))
@@ -219,8 +219,9 @@ class Repl:
             TerminalForms(lambda prompt: reader.read(prompt), self.r).install(features)
 
     async def run_once(self, prompt: str) -> int:
-        """-p: answer one message on the chosen thread, then leave at once: its memory pass is
-        left to the next session (its user's statements reach new threads meanwhile)."""
+        """-p: answer one message on the chosen thread, then leave at once: a memory pass that
+        needs a model request is left to the next session (its user's statements reach new
+        threads meanwhile)."""
         json_out = self.s.output_format == "json"
         self.capture = cap = Capture(stream=not json_out)
         self.session.background_memory = False
@@ -229,6 +230,7 @@ class Repl:
         if json_out:
             self.r.out.write(to_json(cap, self.session.thread_id, self.s.model, self.session.context.strategy) + "\n")
             self.r.out.flush()
+        await self.end_thread()
         await self.close_memory()
         return cap.code
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from client.core.memory.candidates import Conversation, choose, combine, grounded_items
+from client.core.memory.candidates import Candidates, Conversation, choose, grounded_items
 from client.core.memory.ground import Vocabulary, grounding, is_echo, strip_markup, words
 from client.core.memory.parse import parse_bullets
 from client.core.memory.statements import scoring_text, self_statements, statements_of
@@ -69,6 +69,14 @@ def test_english_paraphrase_is_grounded_translation_is_not():
     assert not grounding("사용자는 비건이다", user, assistant).grounded  # a translation: the statement covers it
 
 
+def test_a_script_the_user_never_wrote_is_the_extractors_slip():
+    rows = [(1, HumanMessage("I live in Leeds and work as a pharmacist.")), (1, AIMessage("Leeds is lovely."))]
+    conv = Conversation.of(rows)
+    user, assistant = Vocabulary(conv.user.values()), Vocabulary(conv.assistant.values())
+    assert grounding("The user lives in Leeds", user, assistant).grounded
+    assert not grounding("使用자가 Leeds에서 살고 있다", user, assistant).grounded  # small model
+
+
 def test_prompt_echoes_are_caught():
     user = Vocabulary(["나는 부산에 살아"])
     assert is_echo("내용", PROMPT_LINES, user)  # "- [턴 번호] 문장" with the marks gone
@@ -82,27 +90,38 @@ def test_the_issues_answers_leave_the_users_facts_and_not_the_invention():
     # small model: an invented place with its markup, and the format line echoed back
     answer = "- [ TURN 2, 3] 길거리의 빌라즈마: 부산 해운대의 유명한 맛집…\n- [턴 2] 사용자는 해운대 카페 바다정원을 좋아한다."
     got = choose("both", parse_bullets(answer), BUSAN, PROMPT_LINES)
-    assert texts(got) == [("사용자의 말: 안녕, 내 이름은 박지민이야.", [1]),
-                          ("사용자의 말: 부산 해운대에 살아.", [2])]
+    assert got.grounded == []
+    assert texts(got.combined(0.5)) == [("사용자의 말: 안녕, 내 이름은 박지민이야.", [1]), ("사용자의 말: 부산 해운대에 살아.", [2])]
     echo = parse_bullets("- [턴 1, 2, 3, 4] `- [ turno 번호, ...] 내용`")
-    assert texts(choose("both", echo, BUSAN, PROMPT_LINES)) == texts(got)  # nothing of the echo is kept
-    assert choose("llm", echo, BUSAN, PROMPT_LINES) == []
+    assert texts(choose("both", echo, BUSAN, PROMPT_LINES).combined(0.5)) == texts(got.combined(0.5))
+    assert choose("llm", echo, BUSAN, PROMPT_LINES).all() == []
 
 
-def test_grounded_items_replace_the_statements_they_cover():
+def test_a_users_question_grounds_nothing():
+    rows = [(1, HumanMessage("하늘은 왜 파란 거야?")), (1, AIMessage("레일리 산란 때문이에요.")),
+            (2, HumanMessage("What's a good stretch for back pain?")), (2, AIMessage("Try the cat-cow stretch."))]
+    answer = ("- [턴 1] 사용자의 하늘은 왜 파란 거야? 질문을 덧붙인 결과는 `없음` 한 줄.\n"  # small model
+              "- [턴 1] 사용자는 파란 하늘을 좋아한다.\n- [턴 2] 사용자의 목표는 back stretch 이다.")
+    assert choose("both", parse_bullets(answer), rows, PROMPT_LINES).all() == []
+
+
+def test_statements_come_back_when_the_scorer_drops_the_items_that_cover_them():
     answer = "- [턴 1] 사용자의 이름은 박지민이다.\n- 사용자는 부산 해운대에 산다.\n- [턴 2] 사용자는 바다정원을 좋아한다."
     got = choose("both", parse_bullets(answer), BUSAN, PROMPT_LINES)
-    assert texts(got) == [("사용자의 이름은 박지민이다.", [1]), ("사용자는 부산 해운대에 산다.", [2]),  # source guessed
-]
-    assert texts(choose("llm", parse_bullets(answer), BUSAN, PROMPT_LINES)) == texts(got)[:2]
-    assert texts(choose("llm", None, BUSAN, PROMPT_LINES)) == texts(self_statements(BUSAN))  # extraction failed
-    assert choose("user", parse_bullets(answer), BUSAN) == self_statements(BUSAN)
+    assert texts(got.grounded) == [("사용자의 이름은 박지민이다.", [1]), ("사용자는 부산 해운대에 산다.", [2])]  # source guessed
+    assert texts(got.combined(0.5)) == texts(got.grounded)  # unscored: the items cover both statements
+    got.grounded[0].score, got.grounded[1].score = 0.3, 0.9  # the scorer drops the name item
+    assert texts(got.combined(0.5)) == [*texts(got.grounded), ("사용자의 말: 안녕, 내 이름은 박지민이야.", [1])]
+    assert texts(choose("llm", parse_bullets(answer), BUSAN, PROMPT_LINES).all()) == texts(got.grounded)
+    assert texts(choose("llm", None, BUSAN, PROMPT_LINES).all()) == texts(self_statements(BUSAN))  # extraction failed
+    assert choose("user", parse_bullets(answer), BUSAN).all() == self_statements(BUSAN)
 
 
-def test_combine_keeps_a_statement_with_more_than_the_items_say():
+def test_a_statement_with_more_than_the_items_say_is_kept():
     grounded = grounded_items(parse_bullets("- [턴 2] 사용자는 부산에 산다."), Conversation.of(BUSAN))
-    got = combine(grounded, self_statements(BUSAN))
-    assert [b.text for b in got][:2] == ["사용자는 부산에 산다.", "사용자의 말: 안녕, 내 이름은 박지민이야."]
+    got = Candidates(grounded, self_statements(BUSAN)).combined(0.5)
+    assert [b.text for b in got] == ["사용자는 부산에 산다.", "사용자의 말: 안녕, 내 이름은 박지민이야.",
+                                     "사용자의 말: 부산 해운대에 살아."]  # 해운대: more than the item says
 
 
 @pytest.mark.parametrize("turn, kept", [

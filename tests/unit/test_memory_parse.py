@@ -139,8 +139,8 @@ def test_self_statements_fallback():
 async def test_extraction_falls_back_to_the_users_words_when_the_model_gives_nothing_usable():
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-    from client.engine.memory.extract import extract_bullets
+    from client.engine.memory.extract import extract_candidates
 
     model = FakeListChatModel(responses=["- [턴 1] - [턴 1]", "- [턴 3, 개인 정보]"])  # real small-model answers
-    out = await extract_bullets(model, rows())
+    out = (await extract_candidates(model, rows())).all()
     assert [b.text for b in out] == ["사용자의 말: 내 고양이 이름은 모찌야.", "사용자의 말: I am vegetarian, I never eat meat."]

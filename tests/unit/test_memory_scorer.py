@@ -140,3 +140,21 @@ def test_memory_scorer_option_and_env(monkeypatch):
     monkeypatch.setenv("MCP_CHAT_MEMORY_SCORER", "bert")
     with pytest.raises(ConfigError):
         _settings([])
+
+
+def test_memory_source_option_env_and_provider_default(monkeypatch):
+    from client.core.config import MEMORY_SOURCES
+    from client.core.memory.candidates import SOURCES
+    from client.engine.providers import PROVIDERS
+
+    assert set(MEMORY_SOURCES) == set(SOURCES)
+    monkeypatch.setenv("CLOVA_STUDIO_API_KEY", "sk-test-key-1234")
+    monkeypatch.delenv("MCP_CHAT_MEMORY_SOURCE", raising=False)
+    assert _settings([]).memory_source == ""  # the provider decides
+    assert (PROVIDERS["local"].memory_source, PROVIDERS["clova"].memory_source) == ("user", "both")
+    assert _settings(["--memory-source", "llm"]).memory_source == "llm"
+    monkeypatch.setenv("MCP_CHAT_MEMORY_SOURCE", "user")
+    assert _settings([]).memory_source == "user"
+    monkeypatch.setenv("MCP_CHAT_MEMORY_SOURCE", "model")
+    with pytest.raises(ConfigError):
+        _settings([])

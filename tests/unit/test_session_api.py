@@ -93,3 +93,53 @@ async def test_memory_off(make_session):
     s = await make_session(memory=False)
     await s.open(None)
     assert not s.has_memory and await s.memories() is None and await s.forget(1) is None
+
+
+async def test_memory_passes_run_after_the_answer_and_neither_the_end_nor_exit_waits(make_session, llm):
+    """Issue 27: the pass starts once the answer is shown; /new and exit return while it runs;
+    exit leaves it for the next start; a new thread meanwhile carries the user's own words."""
+    import asyncio
+
+    def extractions() -> list[dict]:
+        return [q for q in llm.requests if "장기 기억 후보" in str(q["messages"][0]["content"])]
+
+    s = await make_session()
+    await s.open("mem-bg")
+    await run_turn(s, "오늘 몇 시야?")  # a question states nothing: no pass
+    assert not s.memory_worker.busy and extractions() == []
+    llm.push({"text": "네, 기억할게요."}, {"stall": 120, "text": "- [2] 사용자는 채식주의자다"})  # the answer; a stuck extraction
+    await run_turn(s, "나는 채식주의자라서 고기는 안 먹어.")
+    for _ in range(600):  # the sign: the extraction request reached the endpoint
+        if extractions():
+            break
+        await asyncio.sleep(0.05)
+    assert extractions()
+    status = await s.end()  # the thread ends (/new): returns with the pass still running
+    assert status is not None and status.running and status.finished == []
+    assert "사용자의 말: 나는 채식주의자라서 고기는 안 먹어." in await s.new_system_prompt()
+    assert await asyncio.wait_for(s.close(), 30) == 1  # exit: one thread left for the next start
+    assert await s.store.memory_list("kim") == [] and await s.store.memory_turn("mem-bg") == 0
+
+
+async def test_one_shot_folds_only_a_pass_that_needs_no_request(make_session, llm):
+    """-p (background_memory False): with the user's statements as the source (the local model's
+    default) the pass takes milliseconds and ends within the exit's grace; with an extraction
+    request it is left to the next session, which is never started for nothing."""
+    s = await make_session(user="lee")
+    s.background_memory = False
+    s.memory.source = "user"
+    await s.open("one-1")
+    await run_turn(s, "나는 간호사로 일해.")
+    assert not s.memory_worker.busy  # -p: no pass after the answer
+    await s.end()
+    assert await s.close() == 0
+    assert [b.text for b in await s.store.memory_list("lee")] == ["사용자의 말: 나는 간호사로 일해."]
+    assert not [q for q in llm.requests if "장기 기억 후보" in str(q["messages"][0]["content"])]
+
+    t = await make_session(user="park")  # extraction needed: left pending, no request made
+    t.background_memory = False
+    await t.open("one-2")
+    await run_turn(t, "나는 제주도에 살아.")
+    await t.end()
+    assert await t.close() == 1 and await t.store.memory_list("park") == []
+    assert not [q for q in llm.requests if "장기 기억 후보" in str(q["messages"][0]["content"])]

@@ -5,13 +5,13 @@ Seed 004 extracts bullets with an LLM, then scores them with a light model. On a
 the extraction keeps what the assistant invented, leaves markup in, or echoes the request; so
 each LLM item is cleaned (markup), dropped when it repeats the request (echo) or is not grounded
 in the user's turns (ground.py), and gets as sources the user turns it draws on. The user's own
-sentences (statements.py) need no model and invent nothing: with SOURCE "both" they fill in
-what the grounded items do not already say.
+sentences (statements.py) need no model and invent nothing: with source "both" they fill in,
+once everything is scored, what the grounded items kept do not already say.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -20,7 +20,7 @@ from client.core.context.turns import is_synthetic, text_of
 from client.core.memory.ground import Vocabulary, grounding, is_echo, strip_markup, support
 from client.core.memory.parse import ENV_NAME, user_turns
 from client.core.memory.policy import Bullet
-from client.core.memory.statements import PREFIX, self_statements
+from client.core.memory.statements import PREFIX, self_statements, statements_of
 
 Source = Literal["llm", "user", "both"]
 SOURCES: tuple[Source, ...] = ("both", "llm", "user")
@@ -44,20 +44,22 @@ class Conversation:
 
 def grounded_items(bullets: Sequence[Bullet], conv: Conversation, prompt_lines: Sequence[str] = (),
                    secrets: Sequence[str] = ()) -> list[Bullet]:
-    """The LLM's items that say what the user said: markup stripped, echoes of the request and
-    items whose words are the assistant's (or nobody's) dropped; sources = the user turns the
-    item draws on (those it cites first)."""
-    user = Vocabulary(conv.user.values())
+    """The LLM's items that say what the user said: markup stripped; dropped when they repeat the
+    request (echo), ask something (a `?`), or their words are the assistant's or nobody's. Only
+    the user's statements ground an item (a question of theirs states nothing about them).
+    Sources: the user turns the item draws on (those it cites first)."""
+    said = {t: " ".join(statements_of(text)) for t, text in conv.user.items()}
+    user = Vocabulary(said.values())
     assistant = Vocabulary(conv.assistant.values())
     out: list[Bullet] = []
     for b in bullets:
         text, tags = strip_markup(b.text)
-        if (not text or is_echo(text, prompt_lines, user) or ENV_NAME.search(text)
+        if (not text or "?" in text or "？" in text or is_echo(text, prompt_lines, user) or ENV_NAME.search(text)
                 or any(s and s in text for s in secrets) or not grounding(text, user, assistant).grounded):
             continue
-        cited = [t for t in sorted(set(b.sources) | set(tags)) if t in conv.user and support(text, conv.user[t]) > 0]
+        cited = [t for t in sorted(set(b.sources) | set(tags)) if t in said and support(text, said[t]) > 0]
         if not cited:  # no (right) citation: the turn whose words it repeats most
-            best = max(conv.user, key=lambda t: support(text, conv.user[t]), default=None)
+            best = max(said, key=lambda t: support(text, said[t]), default=None)
             cited = [best] if best is not None else []
         out.append(Bullet(text, cited))
     return out
@@ -67,22 +69,32 @@ def statements(rows: Sequence[tuple[int, BaseMessage]], secrets: Sequence[str] =
     return [b for b in self_statements(rows) if not any(s and s in b.text for s in secrets)]
 
 
-def combine(grounded: Sequence[Bullet], own: Sequence[Bullet]) -> list[Bullet]:
-    """The grounded items, then each statement of the user they do not already cover."""
-    said = " ".join(b.text for b in grounded)
-    extra = [s for s in own if not said or support(s.text[len(PREFIX):], said) < COVERED]
-    return [*grounded, *extra]
+@dataclass
+class Candidates:
+    """A session's candidates: the LLM's grounded items and the user's own statements."""
+    grounded: list[Bullet] = field(default_factory=list)
+    own: list[Bullet] = field(default_factory=list)
+
+    def all(self) -> list[Bullet]:
+        return [*self.grounded, *self.own]
+
+    def combined(self, threshold: float) -> list[Bullet]:
+        """Once scored: the grounded items, then each statement that the items kept (score at
+        least `threshold`, or unscored) do not already say: a fact the scorer drops in the
+        LLM's words survives in the user's."""
+        kept = [b for b in self.grounded if b.score is None or b.score >= threshold]
+        said = " ".join(b.text for b in kept)
+        extra = [s for s in self.own if not said or support(s.text[len(PREFIX):], said) < COVERED]
+        return [*self.grounded, *extra]
 
 
 def choose(source: Source, llm: Sequence[Bullet] | None, rows: Sequence[tuple[int, BaseMessage]],
-           prompt_lines: Sequence[str] = (), secrets: Sequence[str] = ()) -> list[Bullet]:
-    """The candidates to score. `llm` None: the extraction failed (no usable answer).
-    llm: the grounded items (the user's statements only when the extraction failed);
-    user: the user's statements alone (no request needed); both: grounded items + the rest."""
+           prompt_lines: Sequence[str] = (), secrets: Sequence[str] = ()) -> Candidates:
+    """The candidates to score. `llm` None: the extraction failed (no usable answer) or was not
+    made. llm: the grounded items (the user's statements only when the extraction failed);
+    user: the user's statements alone (no request needed); both: grounded items + statements."""
     own = statements(rows, secrets)
-    if source == "user":
-        return own
-    if llm is None:
-        return own
+    if source == "user" or llm is None:
+        return Candidates([], own)
     grounded = grounded_items(llm, Conversation.of(rows), prompt_lines, secrets)
-    return grounded if source == "llm" else combine(grounded, own)
+    return Candidates(grounded, [] if source == "llm" else own)

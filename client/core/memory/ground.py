@@ -120,7 +120,7 @@ class Vocabulary:
         for t in texts:
             for w in words(t):
                 self.forms.update(w.forms)
-        self._hangul = [f for f in self.forms if _HANGUL.match(f)]
+        self.scripts = {_script(f) for f in self.forms}
 
     def has(self, word: Word) -> bool:
         if any(f in self.forms for f in word.forms):
@@ -133,23 +133,31 @@ class Grounding:
     user: tuple[str, ...]  # words the user wrote
     borrowed: tuple[str, ...]  # words only the assistant wrote
     own: tuple[str, ...]  # words nobody in the conversation wrote
+    foreign: bool = False  # a script the user never wrote (使用자가: the extractor's slip)
 
     @property
     def grounded(self) -> bool:
         u = len(self.user)
-        return u >= 1 and 2 * len(self.borrowed) <= u and len(self.own) <= 2 * u
+        return u >= 1 and not self.foreign and 2 * len(self.borrowed) <= u and len(self.own) <= 2 * u
+
+
+def _script(word: str) -> str:
+    c = word[0]
+    return "hangul" if "가" <= c <= "힣" else "latin" if c.isascii() else "other"
 
 
 def grounding(text: str, user: Vocabulary, assistant: Vocabulary) -> Grounding:
     u: list[str] = []
     a: list[str] = []
     o: list[str] = []
+    foreign = False
     for w in words(text):
         if user.has(w):
             u.append(w.stem)
         elif not w.weak:
             (a if assistant.has(w) else o).append(w.stem)
-    return Grounding(tuple(u), tuple(a), tuple(o))
+            foreign = foreign or (_script(w.stem) == "other" and "other" not in user.scripts)
+    return Grounding(tuple(u), tuple(a), tuple(o), foreign)
 
 
 def support(text: str, source: str) -> float:

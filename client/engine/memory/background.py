@@ -5,8 +5,9 @@ background task while the user reads: after an answer whose turn said something 
 user, and when a thread ends. Passes run one at a time, in order, each thread once in the queue.
 At exit the running pass is cancelled: the store's memory turn of a thread moves only when its
 pass has written everything, so cancelled or never-started work stays "pending" (turns after the
-memory turn) and is queued again at the next start (`resume`), never on the exit path. Until a
-pending thread is folded, new threads still get its user's statements (MemoryManager.section).
+memory turn) and is queued again at the next start (`resume`), to run from the next idle moment
+(`kick`: after an answer), never on the exit path. Until a pending thread is folded, new threads
+still get its user's statements (MemoryManager.section).
 
 A pending thread another client has open is left to that client (it folds its own at its end).
 """
@@ -48,20 +49,26 @@ class MemoryWorker:
         self._closed = False
 
     # -- the API ---------------------------------------------------------------------------
-    def schedule(self, thread_id: str) -> None:
-        """Fold the thread's unfolded turns in the background (returns at once)."""
+    def schedule(self, thread_id: str, *, start: bool = True) -> None:
+        """Fold the thread's unfolded turns in the background (returns at once). `start` False:
+        only queue it, for the next idle moment (kick)."""
         if self._closed or not thread_id:
             return
         if thread_id not in self._queue:
             self._queue.append(thread_id)
-        if self._task is None or self._task.done():
+        if start:
+            self.kick()
+
+    def kick(self) -> None:
+        """Start the queued passes (an idle moment: the user is reading an answer)."""
+        if not self._closed and self._queue and (self._task is None or self._task.done()):
             self._task = asyncio.get_running_loop().create_task(self._run(), name="memory-pass")
 
-    async def resume(self) -> list[str]:
+    async def resume(self, *, start: bool = True) -> list[str]:
         """Queue this user's pending threads (deferred by an earlier exit); returns them."""
         pending = await self.manager.pending()
         for tid in pending:
-            self.schedule(tid)
+            self.schedule(tid, start=start)
         return pending
 
     async def pending(self) -> list[str]:
@@ -76,6 +83,7 @@ class MemoryWorker:
     async def drain(self, timeout: float | None = None) -> bool:
         """Wait (at most `timeout` seconds) for the queued passes; True when none is left.
         A timeout leaves them running."""
+        self.kick()
         task = self._task
         if task is None or task.done():
             return True
@@ -98,8 +106,14 @@ class MemoryWorker:
         task = self._task
         if task is not None and not task.done():
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
+            try:
                 await task
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise  # close() itself is being cancelled, not only the pass
+            except Exception:  # noqa: BLE001 - a pass that failed while stopping: nothing to report
+                pass
         try:
             return len(await self.manager.pending())
         except Exception:  # noqa: BLE001 - the store is closing or broken: nothing to report

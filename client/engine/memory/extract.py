@@ -7,16 +7,18 @@ from typing import Any, Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from client.core.context import is_synthetic, text_of
-from client.core.memory.candidates import Source, choose, statements
+from client.core.memory.candidates import Candidates, Source, choose, statements
 from client.core.memory.parse import ENV_NAME, parse_bullets
 from client.core.memory.policy import Bullet, FormatError, parse_scores
 
 EXTRACT_EXAMPLE = [
     "[턴 1] 사용자: 안녕, 나는 지훈이고 대전에 살아.",
     "[턴 2] 사용자: 파이썬 공부 중인데 리스트 정렬하는 법 알려줘.",
+    "[턴 3] 사용자: I work night shifts at a bakery.",
     "- [턴 1] 사용자의 이름은 지훈이다.",
     "- [턴 1] 사용자는 대전에 산다.",
     "- [턴 2] 사용자는 파이썬을 공부하고 있다.",
+    "- [턴 3] The user works night shifts at a bakery.",
 ]
 EXTRACT_RULES = [
     "당신은 대화 기록에서 장기 기억 후보를 뽑는 도우미입니다.",
@@ -26,7 +28,7 @@ EXTRACT_RULES = [
     "각 항목은 사용자가 쓴 언어로, 사용자가 쓴 단어를 그대로 써서 한 문장으로 씁니다.",
     "형식(이 형식만 출력): 한 줄에 하나씩 `- [턴 번호] 문장`. 뽑을 것이 없으면 `없음` 한 줄.",
 ]
-EXTRACT_PROMPT = "\n".join([*EXTRACT_RULES, "예시 입력:", *EXTRACT_EXAMPLE[:2], "예시 출력:", *EXTRACT_EXAMPLE[2:]])
+EXTRACT_PROMPT = "\n".join([*EXTRACT_RULES, "예시 입력:", *EXTRACT_EXAMPLE[:3], "예시 출력:", *EXTRACT_EXAMPLE[3:]])
 PROMPT_LINES = [*EXTRACT_RULES, *EXTRACT_EXAMPLE]  # what an echo of the request repeats
 SCORE_PROMPT = (
     "다음 항목 각각이 이 사용자와의 다음 대화에 도움이 될 가능성(유용성)을 0에서 1 사이 점수로 매기세요. "
@@ -85,8 +87,8 @@ async def extract_answer(model: Any, rows: Sequence[tuple[int, BaseMessage]], *,
         return None
 
 
-async def extract_bullets(model: Any, rows: Sequence[tuple[int, BaseMessage]], secrets: Sequence[str] = (),
-                          source: Source = "both") -> list[Bullet]:
+async def extract_candidates(model: Any, rows: Sequence[tuple[int, BaseMessage]], secrets: Sequence[str] = (),
+                             source: Source = "both") -> Candidates:
     """The candidates of a session (client/core/memory/candidates.py). No request when the source
     is "user", nor when the user's turns state nothing (questions and requests only)."""
     ask = source != "user" and bool(statements(rows, secrets))

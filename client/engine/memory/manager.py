@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from client.core.faults import one_line
-from client.core.memory.candidates import SOURCES, Source, statements
+from client.core.memory.candidates import SOURCES, Candidates, Source, statements
 from client.core.memory.policy import Bullet, merge, pack, select
 from client.core.memory.statements import scoring_text
 from client.core.secrets import env_secrets
-from client.engine.memory.extract import extract_bullets, score_bullets
+from client.engine.memory.extract import extract_candidates, score_bullets
 from client.engine.memory.scorer import SCORERS, score_texts
 from client.engine.store import Store
 
@@ -42,6 +42,11 @@ class MemoryManager:
         self.budget_tokens = budget_tokens
         self.scorer = scorer
         self.source = source
+
+    @property
+    def asks_model(self) -> bool:
+        """Does a pass make model requests (extraction or scoring)? Without, it takes milliseconds."""
+        return self.source != "user" or self.scorer == "llm"
 
     async def section(self) -> str:
         """What a new thread's system message carries: the stored items, and the user's own
@@ -82,11 +87,11 @@ class MemoryManager:
             return None
         result = MemoryUpdate()
         try:
-            bullets = await self.extract(rows, model or self.model)
+            found = await self.extract(rows, model or self.model)
         except Exception as e:  # noqa: BLE001 - memory is best effort; the chat is not
             result.error = one_line(e)
             return result
-        result.candidates = len(bullets)
+        bullets = found.all()
         if bullets:
             try:
                 for b, s in zip(bullets, await self._score(bullets, model)):
@@ -95,12 +100,14 @@ class MemoryManager:
                 result.unscored = True
             for b in bullets:
                 b.thread_id = thread_id
-        await asyncio.shield(self._commit(thread_id, select(bullets, self.threshold, self.top_k), last, result))
+        candidates = found.combined(self.threshold)
+        result.candidates = len(candidates)
+        await asyncio.shield(self._commit(thread_id, select(candidates, self.threshold, self.top_k), last, result))
         return result
 
-    async def extract(self, rows: Sequence[tuple[int, Any]], model: Any) -> list[Bullet]:
+    async def extract(self, rows: Sequence[tuple[int, Any]], model: Any) -> Candidates:
         """The candidates of the unfolded turns (client/core/memory/candidates.py)."""
-        return await extract_bullets(model, rows, env_secrets(), self.source)
+        return await extract_candidates(model, rows, env_secrets(), self.source)
 
     async def _commit(self, thread_id: str, kept: Sequence[Bullet], last: int, result: MemoryUpdate) -> None:
         if kept:
