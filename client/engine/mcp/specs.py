@@ -64,7 +64,9 @@ class ServerSpec:
 # Runs our own `server` package from the directory that holds this `client` package (one
 # distribution installs both side by side). `-P` keeps the working folder off sys.path and
 # `-E` ignores PYTHONPATH/PYTHONSTARTUP/...: no server.py, mcp.py, ... there can be imported.
-_BOOT = "import sys, runpy; sys.path.insert(0, sys.argv.pop(1)); runpy.run_module('server', run_name='__main__', alter_sys=True)"
+# server.__main__.boot hands the run to this user's pre-imported server process when one serves
+# this installation (client/engine/launch/), else starts cold.
+_BOOT = "import sys; sys.path.insert(0, sys.argv.pop(1)); from server.__main__ import boot; boot()"
 
 
 def bundled_command() -> tuple[str, list[str]]:
