@@ -33,7 +33,9 @@ TRANSPORTS = {
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 NAVER_KEYS = ("NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET")
 # What the bundled server reads (server/naver.py); nothing else of ours reaches it (client/core/childenv.py).
-BUNDLED_VARS = (*NAVER_KEYS, "NAVER_API_BASE_URL", "NAVER_TIMEOUT", "NAVER_RESULT_MAX_CHARS")
+BUNDLED_VARS = (*NAVER_KEYS, "NAVER_API_BASE_URL", "NAVER_TIMEOUT", "NAVER_RESULT_MAX_CHARS",
+                # whether and where its pre-imported process runs (client/engine/launch/)
+                "MCP_CHAT_DAEMON", "MCP_CHAT_RUNTIME_DIR", "MCP_CHAT_DAEMON_IDLE", "MCP_CHAT_DAEMON_DEBUG")
 
 
 @dataclass
