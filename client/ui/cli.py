@@ -19,7 +19,7 @@ from client.ui.i18n import t, tr
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir
 from client.ui.trust import load_user_env, run_trust, settle
 
-SUBCOMMANDS = ("chat", "threads", "export", "delete", "trust", "completion")
+SUBCOMMANDS = ("chat", "threads", "export", "delete", "trust", "completion", "daemon")
 SHELLS = ("bash", "zsh")
 EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
 
@@ -67,6 +67,7 @@ def _commands_epilog() -> str:
         ("mcp-chat delete ID", tr("세션 삭제", "delete a session")),
         ("mcp-chat trust [DIR] [--revoke]", tr("폴더의 .env와 checkpoint.db 신뢰 (또는 취소)", "trust a folder's .env and checkpoint.db (or stop)")),
         ("mcp-chat completion bash|zsh", tr("셸 자동 완성 스크립트 출력", "print a shell completion script")),
+        ("mcp-chat daemon status|stop", tr("미리 적재된 백그라운드 프로세스", "the pre-imported background process")),
     ]
     lines = [tr("명령:", "commands:")] + [f"  {cmd:<40}{what}" for cmd, what in rows]
     lines.append(tr("명령별 도움말: mcp-chat COMMAND --help", "help on a command: mcp-chat COMMAND --help"))
@@ -104,6 +105,9 @@ def build_parser(completion: bool = False) -> argparse.ArgumentParser:
                         description=tr("예: mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat",
                                        "e.g. mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat"))
     co.add_argument("shell", choices=SHELLS, help=tr("셸", "shell"))
+    from client.ui import background
+
+    background.add_commands(sub)  # mcp-chat daemon status|stop
     for sp in (th, ex, de, tr_):
         add_common_options(sp)
     return p
@@ -300,6 +304,10 @@ def dispatch(args: argparse.Namespace) -> int:
         return asyncio.run(run_delete(resolve_db(args), args.thread))
     if args.cmd == "trust":
         return run_trust(args.dir, args.revoke, args.real_env)
+    if args.cmd == "daemon":
+        from client.ui import background
+
+        return background.run_daemon(args.op)
     return run_completion(args.shell)
 
 

@@ -377,6 +377,7 @@ from client.ui.i18n_mcp import EN as _EN_MCP, KO as _KO_MCP  # noqa: E402 - MCP 
 from client.ui.i18n_local import EN as _EN_LOCAL, KO as _KO_LOCAL  # noqa: E402 - local provider setup
 
 from client.ui.i18n_slash import EN as _EN_SLASH, KO as _KO_SLASH  # noqa: E402 - /help lines
+from client.ui.i18n_startup import EN as _EN_START, KO as _KO_START  # noqa: E402 - daemon, local keep-alive
 
 KO.update(_KO_MCP)
 EN.update(_EN_MCP)
@@ -384,6 +385,8 @@ KO.update(_KO_SLASH)
 EN.update(_EN_SLASH)
 KO.update(_KO_LOCAL)
 EN.update(_EN_LOCAL)
+KO.update(_KO_START)
+EN.update(_EN_START)
 TABLES = {"ko": KO, "en": EN}
 _lang = "ko"
 
