@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Huma
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from client.engine.agent import ContextMiddleware, RequestStats
+from client.engine.toolcalls import refused_ids
 from client.core.config import Settings
 from client.core.faults import AuthError, describe
 from client.core.context import count_turns, estimate_messages_tokens, fit_to_budget, split, text_of
@@ -501,9 +502,12 @@ def _events(mode: str, data: Any) -> list[Event]:
     elif mode == "updates" and isinstance(data, dict):
         for node, update in data.items():
             msgs = (update or {}).get("messages", []) if isinstance(update, dict) else []
+            if msgs and isinstance(msgs[0], RemoveMessage):  # a repaired history, then the new answer
+                msgs = msgs[-1:]
             for m in msgs:
                 if node == "model" and isinstance(m, AIMessage):
-                    out.extend(ToolCall(tc["name"], tc.get("args", {})) for tc in m.tool_calls)
+                    hidden = refused_ids(m)  # shown once, as their refusal (client/engine/toolcalls.py)
+                    out.extend(ToolCall(tc["name"], tc.get("args", {})) for tc in m.tool_calls if tc.get("id") not in hidden)
                 elif node == "tools" and isinstance(m, ToolMessage):
                     out.append(ToolResult(m.name or "", text_of(m), m.status == "error",
                                           str(m.additional_kwargs.get("permission", ""))))
