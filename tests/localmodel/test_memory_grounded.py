@@ -4,7 +4,8 @@ Two of bench/memory_real.py's conversations (Korean, English): the user states a
 diet (and a job) among chit-chat and requests; the scripted assistant names places and people the
 user never mentioned. One memory pass each with the shipped pipeline (extraction request on the
 local model, grounding, the user's statements, the shipped scorer); then the memory section a new
-thread of that user gets must hold every fact and no invention. The bench has the full figures.
+thread of that user gets must hold every fact, no invention of the assistant's, and no item without
+a word of the user's (the small model writes some: translated, made up). The bench has the figures.
 """
 
 from __future__ import annotations
@@ -47,4 +48,5 @@ def test_memory_keeps_the_users_facts_and_not_the_assistants_inventions(local_se
     FIGURES["memory_facts_kept"] = row.facts_kept
     FIGURES["memory_extraction_s"] = row.seconds
     assert row.inventions_kept == 0, (row.invented, row.sections)
+    assert row.unsupported == 0, row.sections  # nothing the extractor made up (not one word of the user's)
     assert row.facts_kept == row.facts, (row.missed, row.sections)

@@ -10,7 +10,11 @@ no model: a candidate's content words are looked up in the user's turns and in t
 - a word only the assistant wrote is borrowed; a word nobody wrote is the extractor's own
   (a paraphrase, or an invention of its own);
 - grounded: at least one of the user's words, borrowed words at most half as many, own words
-  at most twice as many. Framing words (사용자, user, 이름, name, ...) count for nothing.
+  at most twice as many, and no word in a script the user never wrote (使用자가: a slip of the
+  extractor's). Framing words (사용자, user, 이름, name, ...) and greetings count for nothing;
+  a one-letter Korean stem (딸, or a verb's root) counts only for the candidate.
+Which of the user's words ground an item (their statements, not their questions) is the caller's
+choice (candidates.py).
 """
 
 from __future__ import annotations
