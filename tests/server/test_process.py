@@ -174,7 +174,8 @@ def test_http_binds_loopback_by_default_and_stops_quietly(
             stop_process(proc)
     assert proc.returncode == 0
     text = log_path.read_text()
-    assert f"http://127.0.0.1:{port}/mcp" in text
+    assert "Naver search MCP server on http://127.0.0.1:" in text  # loopback, as announced
+    assert f"running on http://127.0.0.1:{port} " in text  # the port it chose (--port 0)
     assert "Traceback" not in text and "KeyboardInterrupt" not in text
 
 
