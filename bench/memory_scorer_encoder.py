@@ -5,7 +5,7 @@
 
 Both are trained on the train split of tests/data/memory_bullets.json and measured on
 its held-out split; also cold start (import + load) and time per bullet. This is how the
-scorer was chosen (README); the encoder is not a dependency of mcp-chat.
+scorer was chosen (docs/memory.md); the encoder is not a dependency of mcp-chat.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ a summary is due (and the turn that applies it) takes against the median of the 
 
     python bench/retention_bench.py                    # local model (llama-server), ~30-40 min
     python bench/retention_bench.py --provider stub    # the recording stub: a dry run of the harness
-    python bench/retention_bench.py --readme           # also write the table into README.md
+    python bench/retention_bench.py --readme           # also write the table into docs/benchmarks.md
 
 The local model must be prepared first (`python scripts/setup_local_model.py`). No MCP tools
 are offered: the test is about context, not search. `SHORT` is the 14-turn version the
@@ -311,7 +311,7 @@ def first_text_table(runs: list[Run], none: dict[str, Run]) -> list[str]:
 
 
 def write_readme(text: str, meta: str) -> None:
-    path = ROOT / "README.md"
+    path = ROOT / "docs" / "benchmarks.md"
     doc = path.read_text(encoding="utf-8")
     start, end = "<!-- retention-bench -->", "<!-- /retention-bench -->"
     block = f"{start}\n{meta}\n\n{text}\n{end}"
@@ -378,7 +378,7 @@ def main() -> None:
     ap.add_argument("--policies", default="none,trim,summarize")
     ap.add_argument("--pause", type=float, default=4.0, help="seconds between messages (a person reading and typing)")
     ap.add_argument("--answer-tokens", type=int, default=160, help="output limit of one answer")
-    ap.add_argument("--readme", action="store_true", help="write the table into README.md")
+    ap.add_argument("--readme", action="store_true", help="write the table into docs/benchmarks.md")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the final summaries")
     args = ap.parse_args()
     started = time.perf_counter()

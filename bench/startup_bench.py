@@ -6,7 +6,7 @@ bundled search server spawned over stdio as usual.
 
 Prints a Markdown table: wall-clock median and best of N runs, and the median CPU time
 (user + system of the process and its children, steadier on a shared machine). Nothing
-is asserted: the figures go to the README.
+is asserted: the figures go to docs/benchmarks.md.
 """
 
 from __future__ import annotations

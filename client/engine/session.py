@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Huma
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from client.engine.agent import ContextMiddleware, RequestStats
+from client.engine.toolcalls import refused_ids
 from client.core.config import Settings
 from client.core.faults import AuthError, describe
 from client.core.context import count_turns, estimate_messages_tokens, fit_to_budget, split, text_of
@@ -139,6 +140,7 @@ class ChatSession:
         claimed (store.lock_thread) until another is opened or the store closes;
         one open in another client raises StoreError("thread_busy")."""
         new_id = thread_id or uuid.uuid4().hex
+        state = await self._state_messages(new_id)  # a tampered checkpoint is refused now, nothing switched
         if new_id != self.thread_id:
             if not await self.store.lock_thread(new_id):
                 raise StoreError("thread_busy", id=new_id)
@@ -146,12 +148,11 @@ class ChatSession:
                 await self.store.unlock_thread(self.thread_id)
         self.thread_id = new_id
         existed = await self.store.get_thread(self.thread_id) is not None
-        if not existed:
-            existed = bool(await self._state_messages())  # a thread from an older client
-        return existed
+        return existed or bool(state)  # state only: a thread from an older client
 
-    async def _state_messages(self) -> list[BaseMessage]:
-        snap = await self.agent.aget_state(self.config)
+    async def _state_messages(self, thread_id: str | None = None) -> list[BaseMessage]:
+        config = {"configurable": {"thread_id": thread_id}} if thread_id else self.config
+        snap = await self.agent.aget_state(config)
         return list((snap.values or {}).get("messages", [])) if snap else []
 
     async def load(self, msgs: list[BaseMessage] | None = None) -> list[BaseMessage]:
@@ -464,9 +465,12 @@ def _events(mode: str, data: Any) -> list[Event]:
     elif mode == "updates" and isinstance(data, dict):
         for node, update in data.items():
             msgs = (update or {}).get("messages", []) if isinstance(update, dict) else []
+            if msgs and isinstance(msgs[0], RemoveMessage):  # a repaired history, then the new answer
+                msgs = msgs[-1:]
             for m in msgs:
                 if node == "model" and isinstance(m, AIMessage):
-                    out.extend(ToolCall(tc["name"], tc.get("args", {})) for tc in m.tool_calls)
+                    hidden = refused_ids(m)  # shown once, as their refusal (client/engine/toolcalls.py)
+                    out.extend(ToolCall(tc["name"], tc.get("args", {})) for tc in m.tool_calls if tc.get("id") not in hidden)
                 elif node == "tools" and isinstance(m, ToolMessage):
                     out.append(ToolResult(m.name or "", text_of(m), m.status == "error",
                                           str(m.additional_kwargs.get("permission", ""))))

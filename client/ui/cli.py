@@ -18,7 +18,7 @@ from client.ui.options import add_chat_options, add_common_options, add_db_optio
 from client.ui.i18n import t, tr
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir, user_env_file
 
-SUBCOMMANDS = ("chat", "threads", "export", "delete", "completion")
+SUBCOMMANDS = ("chat", "threads", "export", "delete", "completion", "daemon")
 SHELLS = ("bash", "zsh")
 EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
 
@@ -65,6 +65,7 @@ def _commands_epilog() -> str:
         ("mcp-chat export ID [--format md|json]", tr("세션 전체 기록 출력", "print a session's full transcript")),
         ("mcp-chat delete ID", tr("세션 삭제", "delete a session")),
         ("mcp-chat completion bash|zsh", tr("셸 자동 완성 스크립트 출력", "print a shell completion script")),
+        ("mcp-chat daemon status|stop", tr("미리 적재된 백그라운드 프로세스", "the pre-imported background process")),
     ]
     lines = [tr("명령:", "commands:")] + [f"  {cmd:<40}{what}" for cmd, what in rows]
     lines.append(tr("명령별 도움말: mcp-chat COMMAND --help", "help on a command: mcp-chat COMMAND --help"))
@@ -97,6 +98,9 @@ def build_parser(completion: bool = False) -> argparse.ArgumentParser:
                         description=tr("예: mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat",
                                        "e.g. mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat"))
     co.add_argument("shell", choices=SHELLS, help=tr("셸", "shell"))
+    from client.ui import background
+
+    background.add_commands(sub)  # mcp-chat daemon status|stop
     for sp in (th, ex, de):
         add_common_options(sp)
     return p
@@ -301,6 +305,10 @@ def dispatch(args: argparse.Namespace) -> int:
         return asyncio.run(run_export(resolve_db(args), args.thread, args.format))
     if args.cmd == "delete":
         return asyncio.run(run_delete(resolve_db(args), args.thread))
+    if args.cmd == "daemon":
+        from client.ui import background
+
+        return background.run_daemon(args.op)
     return run_completion(args.shell)
 
 

@@ -31,6 +31,7 @@ KO: dict[str, str] = {
     "bad_thread_id": "세션 ID가 올바르지 않습니다: 영문, 숫자, '-', '_', '.' 로 된 1~128자여야 합니다.",
     "db_not_database": "'{path}' 파일은 읽을 수 있는 SQLite 데이터베이스가 아닙니다. 파일은 그대로 두었습니다.",
     "db_unreadable": "'{path}' 파일을 읽을 수 없습니다.",
+    "db_tampered": "데이터베이스의 대화 상태가 손상되었거나 변조되어 읽지 않았습니다 ({what}). 아무것도 실행하지 않았습니다.",
     "db_readonly": "'{path}' 위치에 데이터베이스를 만들 수 없습니다 (쓰기 권한 없음).",
     "db_error": "데이터베이스 오류 ({path}): {detail}",
     "db_pg_error": "PostgreSQL 데이터베이스에 연결하지 못했습니다 ({url}): {detail}",
@@ -66,6 +67,7 @@ KO: dict[str, str] = {
     "perm_more": "… ({n}자 더)",
     "perm_keys": "[y] 이번만 허용  [a] 이 세션 동안 이 도구 허용  [s] 항상 허용(저장)  [n] 거부",
     "perm_denied_result": "사용자가 허용하지 않아 실행하지 않았습니다",
+    "tool_args_refused": "모델이 보낸 {name} 호출의 인자가 올바른 JSON 객체가 아니어서 실행하지 않았습니다",
     "perm_denied_no_terminal": "{server}/{tool} 호출은 허용이 필요한데 물어볼 터미널이 없어 실행하지 않았습니다. 미리 허용하려면 --yes(MCP_CHAT_YES=1) 또는 mcpServers 설정의 \"alwaysAllow\"를 쓰세요.",
     "perm_denied_no_answer": "{server}/{tool} 허용 질문에 답을 받지 못해 실행하지 않았습니다.",
     "perm_why_read_only": "읽기 전용 도구",
@@ -202,6 +204,7 @@ EN: dict[str, str] = {
     "bad_thread_id": "Invalid session ID: use 1-128 letters, digits, '-', '_' or '.'.",
     "db_not_database": "'{path}' is not a readable SQLite database. The file was left untouched.",
     "db_unreadable": "Cannot read '{path}'.",
+    "db_tampered": "A conversation state in the database is damaged or was altered, so it was not read ({what}). Nothing was run.",
     "db_readonly": "Cannot create a database at '{path}' (not writable).",
     "db_error": "Database error ({path}): {detail}",
     "db_pg_error": "Could not connect to the PostgreSQL database ({url}): {detail}",
@@ -237,6 +240,7 @@ EN: dict[str, str] = {
     "perm_more": "… ({n} more characters)",
     "perm_keys": "[y] allow once  [a] allow this tool for the session  [s] always allow (saved)  [n] deny",
     "perm_denied_result": "not run: the user did not allow it",
+    "tool_args_refused": "not run: the model sent arguments for {name} that are not one valid JSON object",
     "perm_denied_no_terminal": "Did not run {server}/{tool}: it needs approval and there is no terminal to ask. Pre-approve with --yes (MCP_CHAT_YES=1) or \"alwaysAllow\" in the mcpServers config.",
     "perm_denied_no_answer": "Did not run {server}/{tool}: the approval question got no answer.",
     "perm_why_read_only": "read-only tool",
@@ -347,6 +351,7 @@ from client.ui.i18n_mcp import EN as _EN_MCP, KO as _KO_MCP  # noqa: E402 - MCP 
 from client.ui.i18n_local import EN as _EN_LOCAL, KO as _KO_LOCAL  # noqa: E402 - local provider setup
 
 from client.ui.i18n_slash import EN as _EN_SLASH, KO as _KO_SLASH  # noqa: E402 - /help lines
+from client.ui.i18n_startup import EN as _EN_START, KO as _KO_START  # noqa: E402 - daemon, local keep-alive
 
 KO.update(_KO_MCP)
 EN.update(_EN_MCP)
@@ -354,6 +359,8 @@ KO.update(_KO_SLASH)
 EN.update(_EN_SLASH)
 KO.update(_KO_LOCAL)
 EN.update(_EN_LOCAL)
+KO.update(_KO_START)
+EN.update(_EN_START)
 TABLES = {"ko": KO, "en": EN}
 _lang = "ko"
 

@@ -1,4 +1,4 @@
-"""Print a captured terminal session (tmux pane text): the block under README's "## 화면 예시".
+"""Print a captured terminal session (tmux pane text): the block in docs/terminal.md.
 
     python -m tests.tty.capture_demo
 
