@@ -11,6 +11,10 @@ tiers. README "테스트" describes the tiers and the markers; in short:
   HTTP (session-scoped, port 0), which spares each run the start of a Python child.
 - `ports`: the test needs fixed ports; such tests run one at a time under
   /tmp/mcp-chat-ports.lock (and in one xdist group).
+- `cold`: every client run of the test is a true cold start (MCP_CHAT_DAEMON=0). Every other
+  run goes through the product's pre-imported process (MCP_CHAT_DAEMON=1, docs/startup.md)
+  with one runtime folder per test session: the first run is cold and starts it, the next
+  ones are forked from it (real processes, pipes, signals and exit codes all the same).
 """
 
 from __future__ import annotations
@@ -119,6 +123,47 @@ def search_config(request: pytest.FixtureRequest) -> str | None:
     return str(request.getfixturevalue("search_server").config)
 
 
+class Daemons:
+    """The runtime folder of the session's pre-imported processes (client and bundled server)."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.chmod(0o700)  # the launcher uses only a private folder
+        self.folder = folder
+        self.env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT), "HOME": str(folder),
+                    "MCP_CHAT_RUNTIME_DIR": str(folder), "MCP_CHAT_DAEMON": "0", "MCP_CHAT_LANG": "en"}
+
+    def command(self, op: str) -> str:
+        p = subprocess.run([sys.executable, "-m", "client", "daemon", op], env=self.env, capture_output=True,
+                           timeout=60)
+        return p.stdout.decode(errors="replace")
+
+    def served(self) -> dict[str, int]:
+        """kind -> runs served so far ("client", "server")."""
+        found = re.findall(r"^(client|server): running \(pid \d+, served (\d+)", self.command("status"), re.M)
+        return {kind: int(n) for kind, n in found}
+
+
+@pytest.fixture(scope="session")
+def daemons(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemons]:
+    d = Daemons(tmp_path_factory.mktemp("runtime"))
+    try:
+        yield d
+    finally:
+        if os.environ.get("MCP_CHAT_TEST_DAEMON_LOG"):  # how many runs were forked (scripts/test.sh)
+            with open(os.environ["MCP_CHAT_TEST_DAEMON_LOG"], "a") as f:
+                f.write(json.dumps(d.served()) + "\n")
+        d.command("stop")  # the processes this session's runs started
+
+
+@pytest.fixture
+def daemon_env(request: pytest.FixtureRequest) -> dict[str, str]:
+    """What a client run adds to its environment: the session's daemons, or a true cold start."""
+    if request.node.get_closest_marker("cold"):
+        return {"MCP_CHAT_DAEMON": "0"}
+    d = request.getfixturevalue("daemons")
+    return {"MCP_CHAT_DAEMON": "1", "MCP_CHAT_RUNTIME_DIR": str(d.folder)}
+
+
 # -- the client --------------------------------------------------------------------------------
 @dataclass
 class Result:
@@ -140,7 +185,8 @@ class ChatRunner:
     names no MCP server of its own; None: the bundled stdio server, as a user gets by default."""
 
     def __init__(self, tmp: Path, llm: LLMStub, naver: NaverStub, db: str | None = None,
-                 backend: str = "sqlite", search_config: str | None = None) -> None:
+                 backend: str = "sqlite", search_config: str | None = None,
+                 daemon_env: dict[str, str] | None = None) -> None:
         self.tmp = tmp
         self.backend = backend  # "sqlite" | "postgres" (tests/backends.py)
         self.db = db or str(tmp / "chat.db")
@@ -156,6 +202,7 @@ class ChatRunner:
             "NAVER_API_BASE_URL": naver.base_url,
             "PYTHONUNBUFFERED": "1",
             "MCP_CHAT_TEST_BACKOFF_SCALE": BACKOFF_SCALE,
+            **(daemon_env or {"MCP_CHAT_DAEMON": "0"}),
         }
 
     def command(self, *args: str, env: dict | None = None, db: bool = True) -> tuple[list[str], dict[str, str]]:
@@ -239,8 +286,8 @@ def db_url(backend: str, tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture
 def chat(tmp_path: Path, llm: LLMStub, naver: NaverStub, db_url: str, backend: str,
-         search_config: str | None) -> ChatRunner:
-    return ChatRunner(tmp_path, llm, naver, db_url, backend, search_config)
+         search_config: str | None, daemon_env: dict[str, str]) -> ChatRunner:
+    return ChatRunner(tmp_path, llm, naver, db_url, backend, search_config, daemon_env)
 
 
 def thread_id_of(out: str) -> str:

@@ -16,6 +16,7 @@ from tests.conftest import TEST_KEY, roles, thread_id_of, user_texts
 ALLOWED_MESSAGE_KEYS = {"role", "content", "tool_calls", "tool_call_id", "name"}
 
 
+@pytest.mark.cold  # a true cold start, as a user's first run
 @pytest.mark.storage  # stored state, transcript, delete, migration
 def test_new_thread_system_once_first(chat, llm):
     r = chat("--new", input="안녕하세요\n두 번째 질문\n")
@@ -83,6 +84,7 @@ def test_piped_output_is_plain_and_blank_lines_send_nothing(chat, llm):
     assert [user_texts(q)[-1] for q in llm.chat_requests()] == ["하나", "둘"]
 
 
+@pytest.mark.cold  # a true cold start, as a user's first run
 def test_exit_words_end_cleanly(chat, llm):
     for word in ("종료", "exit", "quit"):
         llm.clear()

@@ -22,8 +22,8 @@ HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
 @pytest.fixture
-def runner(tmp_path, llm, naver, search_config) -> ChatRunner:
-    return ChatRunner(tmp_path, llm, naver, search_config=search_config)
+def runner(tmp_path, llm, naver, search_config, daemon_env) -> ChatRunner:
+    return ChatRunner(tmp_path, llm, naver, search_config=search_config, daemon_env=daemon_env)
 
 
 def files_under(root: Path) -> set[str]:

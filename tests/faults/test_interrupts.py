@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
-
 import signal
+
+import pytest
 
 from tests.conftest import roles, user_texts
 from tests.faults.conftest import wait_for
+
+pytestmark = pytest.mark.cold  # signals to a cold-started process (tests/launch proves the forked one)
 
 # The stub streams its answer in 8-character pieces spread over 20 s: with this much
 # text the first piece shows within about a second and the rest takes the 20 s.
