@@ -161,7 +161,8 @@ def daemon_env(request: pytest.FixtureRequest) -> dict[str, str]:
     if request.node.get_closest_marker("cold"):
         return {"MCP_CHAT_DAEMON": "0"}
     d = request.getfixturevalue("daemons")
-    return {"MCP_CHAT_DAEMON": "1", "MCP_CHAT_RUNTIME_DIR": str(d.folder)}
+    # idle for 2 minutes: gone soon even when a run is killed before the session's teardown
+    return {"MCP_CHAT_DAEMON": "1", "MCP_CHAT_RUNTIME_DIR": str(d.folder), "MCP_CHAT_DAEMON_IDLE": "120"}
 
 
 # -- the client --------------------------------------------------------------------------------
@@ -217,7 +218,7 @@ class ChatRunner:
         return argv, {k: v for k, v in full.items() if v is not None}
 
     def __call__(self, *args: str, input: str = "", env: dict | None = None, db: bool = True,
-                 timeout: float = 90) -> Result:
+                 timeout: float = 300) -> Result:  # a hang detector: a loaded machine is slow
         argv, full_env = self.command(*args, env=env, db=db)
         p = subprocess.run(argv, input=input.encode(), capture_output=True, cwd=self.tmp,
                            env=full_env, timeout=timeout)

@@ -17,6 +17,7 @@ ALLOWED_MESSAGE_KEYS = {"role", "content", "tool_calls", "tool_call_id", "name"}
 
 
 @pytest.mark.cold  # a true cold start, as a user's first run
+@pytest.mark.bundled_search  # with the default stdio search server
 @pytest.mark.storage  # stored state, transcript, delete, migration
 def test_new_thread_system_once_first(chat, llm):
     r = chat("--new", input="안녕하세요\n두 번째 질문\n")
@@ -56,6 +57,7 @@ def test_two_threads_never_see_each_other(chat, llm):
     assert user_texts(reqs[2]) == ["사과는 빨갛다", "무슨 과일?"]
 
 
+@pytest.mark.bundled_search  # a tool turn through the default stdio search server
 @pytest.mark.storage  # stored state, transcript, delete, migration
 def test_tool_turn_stored_and_replayed_in_order(chat, llm, naver):
     r = chat("--thread", "tools", input="서울 맛집 검색해줘\n고마워\n")
@@ -85,6 +87,7 @@ def test_piped_output_is_plain_and_blank_lines_send_nothing(chat, llm):
 
 
 @pytest.mark.cold  # a true cold start, as a user's first run
+@pytest.mark.bundled_search  # with the default stdio search server
 def test_exit_words_end_cleanly(chat, llm):
     for word in ("종료", "exit", "quit"):
         llm.clear()

@@ -238,6 +238,7 @@ def test_user_env_file_and_working_folder_env(runner, llm, tmp_path):
     assert llm.chat_requests()[-1]["model"] == "HCX-005"
 
 
+@pytest.mark.bundled_search  # the default server selection itself (no shared server injected)
 def test_user_mcp_json_is_the_default_servers_file(runner, llm, tmp_path):
     conf = tmp_path / "cfg" / "mcp-chat"
     conf.mkdir(parents=True)
