@@ -123,7 +123,7 @@ def test_stdio_stdout_carries_only_protocol(naver_stub: NaverStub, tmp_path: Pat
         proc.stdin.flush()
         messages = []  # every stdout line must be JSON-RPC
         while len([m for m in messages if "id" in m]) < 4:
-            ready, _, _ = select.select([proc.stdout], [], [], 20)
+            ready, _, _ = select.select([proc.stdout], [], [], 60)  # a bound, not a speed limit
             assert ready, f"no answer; got {messages}"
             line = proc.stdout.readline()
             assert line, "server closed stdout early"
