@@ -6,7 +6,7 @@
 
 Env: MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS, MCP_SEARCH_TOKEN (comma-separated lists; options win).
 
-A `.env` in the current directory is loaded first; real environment variables win.
+A `.env` in the current directory is loaded first (not with --no-env-file); real environment variables win.
 Logs go to stderr only (on stdio, stdout carries nothing but the protocol).
 """
 
@@ -69,6 +69,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="log level on stderr (default: INFO for HTTP, WARNING for stdio)",
     )
+    parser.add_argument(
+        "--no-env-file",
+        action="store_true",
+        help="do not read ./.env (a client that spawns this server passes what it needs in the environment)",
+    )
     parser.add_argument("--version", action="version", version=f"mcp-search-server {_version()}")
     args = parser.parse_args(argv)
     if args.log_level is None:
@@ -130,7 +135,8 @@ def _exit_now(signum: int, frame: object) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     setup_logging(args.log_level)
-    load_env_file()
+    if not args.no_env_file:
+        load_env_file()
     apply_env(args)
     # Import after logging is set so FastMCP's basicConfig does not install its own handler.
     from server.app import build_app, serve_http, serve_stdio

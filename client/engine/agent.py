@@ -18,6 +18,7 @@ from client.core.context.budget import Calibration, estimate_messages_tokens, fi
 from client.engine.providers import Runtime, tool_schemas
 from client.engine.events import RequestStats, notify
 from client.engine.limits import DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_TOOL_CALLS, TurnLimits
+from client.engine.toolcalls import StrictToolArgs
 
 
 async def check_key(settings: Settings, runtime: Runtime | None = None) -> None:
@@ -172,6 +173,9 @@ def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, 
     mw = ContextMiddleware(budget=budget, tools_tokens=tools_tokens, debug=debug,
                            calibration=Calibration(ratio=calibration_prior))
     limits = TurnLimits(max_model_calls, max_tool_calls)  # outermost: decides whether a call gets tools
-    middleware: list[AgentMiddleware] = [limits, mw, ToolResultText(), *([gate] if gate is not None else [])]
+    # StrictToolArgs: innermost around the model (it reads the streamed argument text), and outside
+    # the gate around tools (a call with unreadable arguments is refused before anyone is asked)
+    middleware: list[AgentMiddleware] = [limits, mw, ToolResultText(), StrictToolArgs(),
+                                         *([gate] if gate is not None else [])]
     agent = create_agent(model, tools, checkpointer=checkpointer, middleware=middleware)
     return agent, mw

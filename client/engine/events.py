@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, RemoveMessage, ToolMessage
 
 from client.core.context import text_of
+from client.engine.toolcalls import refused_ids
 
 
 @dataclass
@@ -99,9 +100,12 @@ def stream_events(mode: str, data: Any) -> list[Event]:
     elif mode == "updates" and isinstance(data, dict):
         for node, update in data.items():
             msgs = (update or {}).get("messages", []) if isinstance(update, dict) else []
+            if msgs and isinstance(msgs[0], RemoveMessage):  # a repaired history, then the new answer
+                msgs = msgs[-1:]
             for m in msgs:
                 if node == "model" and isinstance(m, AIMessage):
-                    out.extend(ToolCall(tc["name"], tc.get("args", {})) for tc in m.tool_calls)
+                    hidden = refused_ids(m)  # shown once, as their refusal (client/engine/toolcalls.py)
+                    out.extend(ToolCall(tc["name"], tc.get("args", {})) for tc in m.tool_calls if tc.get("id") not in hidden)
                 elif node == "tools" and isinstance(m, ToolMessage):
                     out.append(ToolResult(m.name or "", text_of(m), m.status == "error",
                                           str(m.additional_kwargs.get("permission", ""))))

@@ -51,6 +51,7 @@ class Threads:
         claimed (store.lock_thread) until another is opened or the store closes;
         one open in another client raises StoreError("thread_busy")."""
         new_id = thread_id or uuid.uuid4().hex
+        state = await self.state(new_id)  # a tampered checkpoint is refused now, nothing switched
         if new_id != self.id:
             if not await self.store.lock_thread(new_id):
                 raise StoreError("thread_busy", id=new_id)
@@ -58,14 +59,13 @@ class Threads:
                 await self.store.unlock_thread(self.id)
         self.id = new_id
         existed = await self.store.get_thread(self.id) is not None
-        if not existed:
-            existed = bool(await self.state())  # a thread from an older client
-        return existed
+        return existed or bool(state)  # state only: a thread from an older client
 
     # -- the working context -------------------------------------------------------
-    async def state(self) -> list[BaseMessage]:
-        """The working context as stored."""
-        snap = await self.models.current.agent.aget_state(self.config)
+    async def state(self, thread_id: str | None = None) -> list[BaseMessage]:
+        """The working context as stored (of this thread, or of `thread_id`)."""
+        config = {"configurable": {"thread_id": thread_id}} if thread_id else self.config
+        snap = await self.models.current.agent.aget_state(config)
         return list((snap.values or {}).get("messages", [])) if snap else []
 
     async def load(self, msgs: list[BaseMessage] | None = None) -> list[BaseMessage]:

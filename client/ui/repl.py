@@ -22,7 +22,7 @@ from client.ui.forms import TerminalForms
 from client.ui.i18n import t
 from client.engine.mcp import ToolHub
 from client.ui.oneshot import Capture, to_json
-from client.ui.render import Renderer, Status, debug_traceback, redact
+from client.ui.render import Renderer, Status, clean, debug_traceback, redact
 from client.engine.events import Notice, Refused, Text, ToolCall, ToolResult, TurnDone
 from client.engine.session import ChatSession
 from client.ui.provider_label import provider_lines
@@ -30,7 +30,8 @@ from client.ui.slash import table as slash
 from client.ui.slash.base import SlashContext
 from client.ui.slash.mcp import with_mentions
 from client.ui.slash.threads import print_threads
-from client.engine.store import StoreError
+from client.engine.store import StoreError, TamperedCheckpoint
+from client.engine.toolcalls import REFUSED_LABEL
 from client.ui.tui import TtyReader, quiet_input
 
 
@@ -282,7 +283,7 @@ class Repl:
                 self.capture.interrupted = True
                 self.capture.error = t("interrupted")
             self.r.error(t("interrupted"))  # Ctrl-C: this turn only
-        except AuthError:
+        except (AuthError, TamperedCheckpoint):  # fatal: one line, exit code
             raise
         except Exception as e:  # noqa: BLE001 - one line, the session goes on
             if self.s.debug:
@@ -311,7 +312,10 @@ class Repl:
             self.r.tool_call(ev.name, ev.args)
         elif isinstance(ev, ToolResult):
             denied = ev.permission.startswith("deny:")
-            self.r.tool_result(t("perm_denied_result") if denied else ev.content, ev.error, ev.name)
+            if ev.permission == REFUSED_LABEL:  # the model's arguments were unreadable: one line
+                self.r.tool_result(t("tool_args_refused", name=clean(ev.name)), True, ev.name)
+            else:
+                self.r.tool_result(t("perm_denied_result") if denied else ev.content, ev.error, ev.name)
             for err in _drain(self.hub.permissions.save_errors):
                 self.r.error(t("perm_save_failed", err=err))
         elif isinstance(ev, Notice):

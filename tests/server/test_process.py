@@ -89,6 +89,22 @@ def test_dotenv_is_read_and_real_env_wins(naver_stub: NaverStub, tmp_path: Path)
     assert naver_stub.requests[0]["headers"]["x-naver-client-secret"] == CLIENT_SECRET
 
 
+def test_no_env_file_leaves_the_folder_env_unread(naver_stub: NaverStub, tmp_path: Path) -> None:
+    """How the client spawns the bundled server: a .env in the working folder is not its configuration."""
+    (tmp_path / ".env").write_text(
+        f"NAVER_CLIENT_ID={CLIENT_ID}\nNAVER_CLIENT_SECRET={CLIENT_SECRET}\nNAVER_API_BASE_URL={naver_stub.base_url}\n",
+        encoding="utf-8",
+    )
+    with open(tmp_path / "err.log", "w") as log:
+        session = stdio_session(server_env(None), tmp_path, log, "--no-env-file")
+        try:
+            result = session.call("web_search", {"query": "환경 파일"})
+        finally:
+            session.close()
+    assert result.isError is True  # no credentials: the folder's were not read
+    assert naver_stub.requests == []
+
+
 def test_stdio_stdout_carries_only_protocol(naver_stub: NaverStub, tmp_path: Path) -> None:
     calls = [
         INIT,

@@ -4,7 +4,8 @@ Real HTTP on 127.0.0.1, in a background thread. Tests assert on `requests`
 (the parsed JSON bodies the endpoint received), never on client internals.
 
 Answers, in order of precedence:
-1. `push(...)`-queued replies (dicts: {"text": ...} | {"tool_calls": [(name, args), ...]}
+1. `push(...)`-queued replies (dicts: {"text": ...} | {"tool_calls": [(name, args), ...]} (args a str: sent
+   as the raw argument text, e.g. malformed JSON)
    | {"status": 500, "body": {...}, "headers": {...}} | {"delay": s, ...} | {"cut": True, "text": ...}
    | {"stall": s, ...} (no bytes at all for s seconds) | {"empty": True} (a stream with no chunk at all,
    as llama-server sometimes sends: "No generations found in stream.")).
@@ -238,7 +239,7 @@ class LLMStub:
             {
                 "id": f"call_{uuid.uuid4().hex[:12]}",
                 "type": "function",
-                "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)},
+                "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)},
             }
             for name, args in reply.get("tool_calls", [])
         ]

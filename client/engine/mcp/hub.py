@@ -22,7 +22,7 @@ from typing import Any, Callable, Literal
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from mcp import types
 
-from client.engine.mcp.permissions import CallInfo, Permissions, ToolKey, Verdict
+from client.engine.mcp.permissions import CallInfo, Permissions, ToolKey, Verdict, is_read_only
 from client.engine.mcp.features import ClientFeatures
 from client.engine.mcp.results import result_text
 from client.engine.mcp.server import START_TIMEOUT, ServerConn, ServerGone
@@ -149,7 +149,7 @@ class ToolHub:
         server, tool = self.owner[name]
         hints = tool.annotations
         call = CallInfo(ToolKey(server.spec.name, tool.name), server.spec.where,
-                        bool(hints and hints.readOnlyHint), frozenset(server.spec.always_allow))
+                        _read_only(tool), frozenset(server.spec.always_allow))
         return await self.permissions.check(call, args, hints.destructiveHint if hints else None, server.spec.redact)
 
     def tool_of(self, name: str) -> tuple[str, str]:
@@ -160,7 +160,7 @@ class ToolHub:
     def permission_servers(self) -> list[tuple[str, list[str], list[str]]]:
         """(server, alwaysAllow, read-only tools) for /permissions."""
         return [(s.spec.name, s.spec.always_allow,
-                 [x.name for x in s.tools if x.annotations and x.annotations.readOnlyHint]) for s in self.servers]
+                 [x.name for x in s.tools if _read_only(x)]) for s in self.servers]
 
     def _emit(self, event: ToolProgress) -> None:
         if self.on_progress is not None:
@@ -178,3 +178,7 @@ def _fn_name(name: str) -> str:
     """A function name every OpenAI-compatible endpoint accepts."""
     return _FN_NAME.sub("_", name).strip("_")[:64] or "tool"
 
+
+def _read_only(tool: types.Tool) -> bool:
+    hints = tool.annotations
+    return bool(hints) and is_read_only(hints.readOnlyHint, hints.destructiveHint)  # type: ignore[union-attr]

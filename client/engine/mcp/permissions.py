@@ -62,6 +62,12 @@ class PolicyState:
     yes: bool = False
 
 
+def is_read_only(read_only_hint: bool | None, destructive_hint: bool | None) -> bool:
+    """A tool that runs unasked as read-only: it says readOnlyHint and does not also say
+    destructiveHint (contradicting hints are not a safety claim: ask)."""
+    return read_only_hint is True and destructive_hint is not True
+
+
 def decide(call: CallInfo, state: PolicyState) -> Verdict | None:
     """Known safe -> an allowing Verdict; None -> the user must be asked."""
     if call.read_only:

@@ -8,6 +8,7 @@ cancels the caller; callers race each request against the owner's end.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -23,6 +24,7 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
 
+from client.core.childenv import child_env
 from client.core.faults import one_line
 from client.engine.mcp.features import ClientFeatures, client_info
 from client.engine.mcp.specs import ServerSpec
@@ -137,7 +139,7 @@ class ServerConn:
         s = self.spec
         if s.transport == "stdio":
             self._errlog = sys.stderr if self.debug else tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-            params = StdioServerParameters(command=s.command, args=s.args, env=s.env, cwd=s.cwd)
+            params = StdioServerParameters(command=s.command, args=s.args, env=child_env(os.environ, given=s.env), cwd=s.cwd)
             read, write = await stack.enter_async_context(stdio_client(params, errlog=self._errlog))
         elif s.transport == "sse":
             auth = await self._oauth(stack)

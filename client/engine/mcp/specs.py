@@ -32,6 +32,8 @@ TRANSPORTS = {
 }
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 NAVER_KEYS = ("NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET")
+# What the bundled server reads (server/naver.py); nothing else of ours reaches it (client/core/childenv.py).
+BUNDLED_VARS = (*NAVER_KEYS, "NAVER_API_BASE_URL", "NAVER_TIMEOUT", "NAVER_RESULT_MAX_CHARS")
 
 
 @dataclass
@@ -63,23 +65,24 @@ class ServerSpec:
 
 # Runs our own `server` package from the directory that holds this `client` package (one
 # distribution installs both side by side). `-P` keeps the working folder off sys.path and
-# `-E` ignores PYTHONPATH/PYTHONSTARTUP/...: no server.py, mcp.py, ... there can be imported.
+# `-E` ignores PYTHONPATH/PYTHONSTARTUP/...: no server.py, mcp.py, ... there can be imported;
+# `--no-env-file`: the working folder's .env is not the server's configuration either.
 _BOOT = "import sys, runpy; sys.path.insert(0, sys.argv.pop(1)); runpy.run_module('server', run_name='__main__', alter_sys=True)"
 
 
 def bundled_command() -> tuple[str, list[str]]:
     """(executable, args) that start our search server over stdio, immune to the current folder."""
     root = Path(__file__).resolve().parents[3]  # client/engine/mcp/specs.py -> install dir
-    return sys.executable, ["-E", "-P", "-c", _BOOT, str(root), "--transport", "stdio"]
+    return sys.executable, ["-E", "-P", "-c", _BOOT, str(root), "--transport", "stdio", "--no-env-file"]
 
 
 def bundled_spec(name: str = BUNDLED_NAME, result_chars: int | None = None) -> ServerSpec:
-    """Our Naver search server as a stdio child, with our environment (Naver keys).
+    """Our Naver search server as a stdio child, given the Naver settings of our environment.
     `result_chars`: the provider's cap on a search result (small windows), unless the user set one."""
-    secrets = keep(os.environ.get(n, "") for n in SECRET_VARS)  # it inherits our whole environment
+    secrets = keep(os.environ.get(n, "") for n in SECRET_VARS)
     missing = [n for n in NAVER_KEYS if not os.environ.get(n, "").strip()]  # its tools would all fail
     command, args = bundled_command()
-    env = dict(os.environ)
+    env = {n: os.environ[n] for n in BUNDLED_VARS if n in os.environ}
     if result_chars is not None:
         env.setdefault("NAVER_RESULT_MAX_CHARS", str(result_chars))
     return ServerSpec(

@@ -2,6 +2,7 @@
 
 from client.engine.store.base import Store, StoreError, ThreadInfo, TurnUsage
 from client.core.pg_url import is_postgres_url, mask_url
+from client.engine.store.serde import TamperedCheckpoint
 
 
 async def open_store(url: str) -> Store:
@@ -17,4 +18,4 @@ async def open_store(url: str) -> Store:
     return await SqliteStore.open(url)
 
 
-__all__ = ["Store", "StoreError", "ThreadInfo", "TurnUsage", "is_postgres_url", "mask_url", "open_store"]
+__all__ = ["Store", "StoreError", "TamperedCheckpoint", "ThreadInfo", "TurnUsage", "is_postgres_url", "mask_url", "open_store"]

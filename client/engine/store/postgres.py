@@ -25,6 +25,7 @@ from client.engine.store import codec
 from client.core.memory.policy import Bullet
 from client.engine.store.base import Store, StoreError, ThreadInfo, TurnUsage
 from client.engine.store.pg_migrations import apply, up_to_date
+from client.engine.store.serde import checkpoint_serde
 from client.core.faults import one_line
 from client.core.pg_url import mask_url
 from client.core.secrets import redact_db_error
@@ -66,7 +67,7 @@ class PostgresStore(Store):
                         "connect_timeout": CONNECT_TIMEOUT},
             )
             await self.pool.open(wait=True, timeout=CONNECT_TIMEOUT * 2)
-            self.checkpointer = AsyncPostgresSaver(self.pool)  # type: ignore[arg-type]
+            self.checkpointer = AsyncPostgresSaver(self.pool, serde=checkpoint_serde())  # type: ignore[arg-type]
             await self.setup()
         except (psycopg.Error, PoolTimeout, OSError) as e:
             await self.close()

@@ -19,6 +19,7 @@ from client.core.memory.policy import Bullet
 from client.engine.store.base import Store, StoreError, ThreadInfo, TurnUsage
 from client.engine.store.filelock import FileLocks
 from client.engine.store.migrations import MIGRATIONS
+from client.engine.store.serde import checkpoint_serde
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 SETUP_TRIES = 5  # opening a new file from several processes at once
@@ -71,7 +72,7 @@ class SqliteStore(Store):
         try:
             self.conn = await aiosqlite.connect(path, timeout=30)
             await self._run("PRAGMA busy_timeout=30000")
-            self.checkpointer = AsyncSqliteSaver(self.conn)
+            self.checkpointer = AsyncSqliteSaver(self.conn, serde=checkpoint_serde())
             for attempt in range(SETUP_TRIES):
                 try:
                     await self.setup()
