@@ -34,9 +34,10 @@ def user_mcp_config() -> Path:
     return config_dir() / "mcp.json"
 
 
-def default_db() -> str:
-    """`./checkpoint.db` when it exists, else the per-user database."""
-    if Path(LOCAL_DB).is_file():
+def default_db(local: bool = False) -> str:
+    """`./checkpoint.db` when it exists and the working folder is trusted (`local`,
+    client/core/trust.py), else the per-user database."""
+    if local and Path(LOCAL_DB).is_file():
         return LOCAL_DB
     return str(data_dir() / LOCAL_DB)
 
@@ -44,3 +45,39 @@ def default_db() -> str:
 def ensure_private_dir(path: Path) -> None:
     """Create a per-user directory (owner-only) if missing."""
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
+
+
+def runtime_dir() -> Path:
+    """Per-user folder for sockets and small state files: $MCP_CHAT_RUNTIME_DIR, else
+    $XDG_RUNTIME_DIR/mcp-chat, else /tmp/mcp-chat-<uid>."""
+    explicit = os.environ.get("MCP_CHAT_RUNTIME_DIR", "").strip()
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_RUNTIME_DIR", "").strip()
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / APP
+    return Path("/tmp") / f"{APP}-{os.geteuid()}"
+
+
+def private_runtime_dir() -> Path | None:
+    """runtime_dir(), created owner-only when missing; None unless it is a real folder (no
+    symlink) owned by this user with no group or other permission bits: a folder another user
+    could read or plant files in is never used."""
+    import stat
+
+    path = runtime_dir()
+    if not path.is_absolute():
+        return None
+    try:
+        path.mkdir(mode=0o700, parents=True)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+        return None
+    return path

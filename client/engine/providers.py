@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
@@ -132,6 +133,7 @@ class ClovaProvider(Provider):
             stream_usage=True,
             timeout=settings.timeout,
             max_retries=0,  # retries are ours: visible, bounded, honouring Retry-After
+            **http_clients(settings),
             **kwargs,
         )
 
@@ -263,8 +265,31 @@ def _chat_openai(settings: Settings, runtime: Runtime, extra: dict[str, Any], te
         stream_usage=True,
         timeout=settings.timeout,
         max_retries=0,  # retries are the agent's (client/core/faults.py), as for CLOVA
+        **http_clients(settings),
         **kwargs,
     )
+
+
+def http_clients(settings: Settings) -> dict[str, Any]:
+    """The HTTP clients the openai SDK would make for itself (same defaults: timeout, limits,
+    redirects), sharing one TLS context: loading the CA store takes ~40 ms (seconds on a busy
+    machine) and every chat model would otherwise load it twice (a sync and an async client),
+    three models a session."""
+    import openai
+
+    verify = tls_context()
+    return {"http_client": openai.DefaultHttpxClient(timeout=settings.timeout, verify=verify),
+            "http_async_client": openai.DefaultAsyncHttpxClient(timeout=settings.timeout, verify=verify)}
+
+
+@functools.cache
+def tls_context() -> Any:
+    """The TLS context the openai SDK's HTTP library builds by default, made once per process."""
+    try:
+        import httpx2 as http  # the openai SDK's HTTP library from 2.x on
+    except ImportError:  # pragma: no cover - older SDKs use httpx
+        import httpx as http  # type: ignore[no-redef]
+    return http.create_ssl_context()
 
 
 PROVIDERS: dict[str, Provider] = {

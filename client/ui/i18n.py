@@ -31,6 +31,19 @@ KO: dict[str, str] = {
     "bad_thread_id": "세션 ID가 올바르지 않습니다: 영문, 숫자, '-', '_', '.' 로 된 1~128자여야 합니다.",
     "db_not_database": "'{path}' 파일은 읽을 수 있는 SQLite 데이터베이스가 아닙니다. 파일은 그대로 두었습니다.",
     "db_unreadable": "'{path}' 파일을 읽을 수 없습니다.",
+    "trust_head": "이 폴더의 설정은 아직 신뢰하지 않았습니다: {folder}. 신뢰하면 다음을 씁니다:",
+    "trust_env_var": "  .env  {name}={value}",
+    "trust_secret": "(비밀값, 표시 안 함)",
+    "trust_env_more": "  .env  … 외 {n}개",
+    "trust_db": "  {path}  (이 폴더의 대화 기록과 장기 기억을 읽고 씁니다)",
+    "trust_ask": "이 폴더를 신뢰할까요? 기억해 두며 'mcp-chat trust --revoke'로 취소합니다. [y/N] ",
+    "trust_declined": "이 폴더의 .env와 checkpoint.db 없이 시작합니다.",
+    "trust_not_used": "신뢰하지 않은 폴더의 {what}은(는) 쓰지 않았습니다 ({folder}). 쓰려면: mcp-chat trust",
+    "trust_save_failed": "폴더 신뢰를 저장하지 못했습니다: {err}",
+    "trust_no_folder": "폴더가 아닙니다: {path}",
+    "trust_done": "이 폴더를 신뢰합니다: {folder}",
+    "trust_revoked": "더 이상 이 폴더를 신뢰하지 않습니다: {folder}",
+    "trust_was_not": "신뢰한 적 없는 폴더입니다: {folder}",
     "db_tampered": "데이터베이스의 대화 상태가 손상되었거나 변조되어 읽지 않았습니다 ({what}). 아무것도 실행하지 않았습니다.",
     "db_readonly": "'{path}' 위치에 데이터베이스를 만들 수 없습니다 (쓰기 권한 없음).",
     "db_error": "데이터베이스 오류 ({path}): {detail}",
@@ -204,6 +217,19 @@ EN: dict[str, str] = {
     "bad_thread_id": "Invalid session ID: use 1-128 letters, digits, '-', '_' or '.'.",
     "db_not_database": "'{path}' is not a readable SQLite database. The file was left untouched.",
     "db_unreadable": "Cannot read '{path}'.",
+    "trust_head": "This folder's configuration is not trusted yet: {folder}. Trusting it uses:",
+    "trust_env_var": "  .env  {name}={value}",
+    "trust_secret": "(secret, not shown)",
+    "trust_env_more": "  .env  … and {n} more",
+    "trust_db": "  {path}  (reads and writes this folder's conversations and memory)",
+    "trust_ask": "Trust this folder? It is remembered; undo with 'mcp-chat trust --revoke'. [y/N] ",
+    "trust_declined": "Starting without this folder's .env and checkpoint.db.",
+    "trust_not_used": "Not using {what} of an untrusted folder ({folder}). To use it: mcp-chat trust",
+    "trust_save_failed": "Could not save the folder trust: {err}",
+    "trust_no_folder": "Not a folder: {path}",
+    "trust_done": "Trusted: {folder}",
+    "trust_revoked": "No longer trusted: {folder}",
+    "trust_was_not": "This folder was not trusted: {folder}",
     "db_tampered": "A conversation state in the database is damaged or was altered, so it was not read ({what}). Nothing was run.",
     "db_readonly": "Cannot create a database at '{path}' (not writable).",
     "db_error": "Database error ({path}): {detail}",
@@ -351,6 +377,7 @@ from client.ui.i18n_mcp import EN as _EN_MCP, KO as _KO_MCP  # noqa: E402 - MCP 
 from client.ui.i18n_local import EN as _EN_LOCAL, KO as _KO_LOCAL  # noqa: E402 - local provider setup
 
 from client.ui.i18n_slash import EN as _EN_SLASH, KO as _KO_SLASH  # noqa: E402 - /help lines
+from client.ui.i18n_startup import EN as _EN_START, KO as _KO_START  # noqa: E402 - daemon, local keep-alive
 
 KO.update(_KO_MCP)
 EN.update(_EN_MCP)
@@ -358,6 +385,8 @@ KO.update(_KO_SLASH)
 EN.update(_EN_SLASH)
 KO.update(_KO_LOCAL)
 EN.update(_EN_LOCAL)
+KO.update(_KO_START)
+EN.update(_EN_START)
 TABLES = {"ko": KO, "en": EN}
 _lang = "ko"
 

@@ -33,7 +33,9 @@ TRANSPORTS = {
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 NAVER_KEYS = ("NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET")
 # What the bundled server reads (server/naver.py); nothing else of ours reaches it (client/core/childenv.py).
-BUNDLED_VARS = (*NAVER_KEYS, "NAVER_API_BASE_URL", "NAVER_TIMEOUT", "NAVER_RESULT_MAX_CHARS")
+BUNDLED_VARS = (*NAVER_KEYS, "NAVER_API_BASE_URL", "NAVER_TIMEOUT", "NAVER_RESULT_MAX_CHARS",
+                # whether and where its pre-imported process runs (client/engine/launch/)
+                "MCP_CHAT_DAEMON", "MCP_CHAT_RUNTIME_DIR", "MCP_CHAT_DAEMON_IDLE", "MCP_CHAT_DAEMON_DEBUG")
 
 
 @dataclass
@@ -67,7 +69,9 @@ class ServerSpec:
 # distribution installs both side by side). `-P` keeps the working folder off sys.path and
 # `-E` ignores PYTHONPATH/PYTHONSTARTUP/...: no server.py, mcp.py, ... there can be imported;
 # `--no-env-file`: the working folder's .env is not the server's configuration either.
-_BOOT = "import sys, runpy; sys.path.insert(0, sys.argv.pop(1)); runpy.run_module('server', run_name='__main__', alter_sys=True)"
+# server.__main__.boot hands the run to this user's pre-imported server process when one serves
+# this installation (client/engine/launch/), else starts cold.
+_BOOT = "import sys; sys.path.insert(0, sys.argv.pop(1)); from server.__main__ import boot; boot()"
 
 
 def bundled_command() -> tuple[str, list[str]]:
@@ -90,6 +94,21 @@ def bundled_spec(name: str = BUNDLED_NAME, result_chars: int | None = None) -> S
         shown="python -P -m server --transport stdio", secrets=secrets, bundled=True,
         missing=missing,
     )
+
+
+def names_directories(spec: ServerSpec) -> bool:
+    """A stdio entry whose arguments name an existing directory (server-filesystem's allowed
+    directories, `--root=DIR`, ...): it has its own access list, which roots would replace."""
+    if spec.transport != "stdio":
+        return False
+    base = Path(spec.cwd or ".")
+    for arg in spec.args:
+        for part in (arg, arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else ""):
+            if part and not part.startswith("-"):
+                path = Path(os.path.expanduser(part))
+                if (path if path.is_absolute() else base / path).is_dir():
+                    return True
+    return False
 
 
 def url_spec(url: str, name: str = "") -> ServerSpec:

@@ -1,0 +1,295 @@
+"""The launcher: hand this invocation to the pre-imported process, or say "start cold".
+
+`run(kind, module)` returns the run's exit code, or None when this process must run the
+program itself (no daemon, a stale one, a refusal, any error): the cold start, which then
+looks and behaves the same. After a cold start `spawn(kind, module)` starts a daemon in the
+background for the next runs. While the run lives this process forwards the signals it gets
+(SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1/2, SIGCONT; SIGTSTP stops the run and then
+itself), and at the end it exits as the run did: the same code, or killed by the same signal.
+
+MCP_CHAT_DAEMON=0 turns it off (always cold); MCP_CHAT_RUNTIME_DIR names the runtime folder
+(tests share one); MCP_CHAT_DAEMON_IDLE is the daemon's idle timeout in seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+
+from client.core.paths import private_runtime_dir
+from client.engine.launch.key import Files, fixed_env, identity, interpreter_flags, key
+from client.engine.launch.wire import WireError, peer_uid, recv, send
+
+FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGWINCH", "SIGUSR1", "SIGUSR2", "SIGCONT")
+STOPS = ("SIGTSTP", "SIGTTIN", "SIGTTOU")
+SPAWN_PAUSE = 30.0  # seconds between two attempts to start a daemon
+_BOOT = ("import json, sys, time; a = json.loads(sys.argv[1]); sys.path[:] = a['path']; time.sleep(a['delay']); "
+         "import importlib; importlib.import_module(a['module']).daemon(a['kind'], a['name'])")
+# never handed to the daemon's own environment (it keeps the first run's, minus these)
+_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE")
+
+
+def enabled(env: dict[str, str] | None = None) -> bool:
+    env = os.environ if env is None else env
+    if env.get("MCP_CHAT_DAEMON", "").strip() != "1":
+        return False
+    return (sys.platform.startswith("linux") and hasattr(os, "pidfd_open") and not sys.flags.inspect
+            and not ({"importtime", "dev", "tracemalloc"} & set(sys._xoptions)))
+
+
+def search_path() -> list[str]:
+    """sys.path as the key sees it: without the script's (or working) folder, which each run
+    checks on its own (client/engine/launch/child.py)."""
+    return list(sys.path) if sys.flags.safe_path else list(sys.path[1:])
+
+
+class _Forwarder:
+    def __init__(self) -> None:
+        self.pid: int | None = None
+        self.pidfd: int | None = None
+        self.pending: list[int] = []
+        self.saved: dict[int, object] = {}
+
+    def install(self) -> None:
+        for name in FORWARDED + STOPS:
+            sig = getattr(signal, name, None)
+            if sig is None:
+                continue
+            old = signal.getsignal(sig)
+            if old is signal.SIG_IGN:  # ignored here: ignored by the run too (the child copies it)
+                continue
+            self.saved[sig] = old
+            signal.signal(sig, self._on_signal)
+
+    def restore(self) -> None:
+        for sig, old in self.saved.items():
+            signal.signal(sig, old)  # type: ignore[arg-type]
+        self.saved = {}
+
+    def attach(self, pid: int) -> None:
+        self.pid = pid
+        try:
+            self.pidfd = os.pidfd_open(pid)
+        except OSError:
+            self.pidfd = None
+        for sig in self.pending:
+            self._send(sig)
+        self.pending = []
+
+    def _on_signal(self, sig: int, _frame: object) -> None:
+        if self.pid is None:
+            self.pending.append(sig)
+            return
+        self._send(sig)
+        if signal.Signals(sig).name in STOPS:
+            os.kill(os.getpid(), signal.SIGSTOP)  # stopped like the run; SIGCONT is forwarded on `fg`
+
+    def _send(self, sig: int) -> None:
+        try:
+            if self.pidfd is not None:
+                signal.pidfd_send_signal(self.pidfd, sig)
+            elif self.pid is not None:
+                os.kill(self.pid, sig)
+        except OSError:
+            pass
+
+
+def run(kind: str, module: str, *, interactive: bool = False) -> int | None:
+    """Serve this invocation from the daemon; None: start cold. Non-terminal runs only unless
+    `interactive`."""
+    if not enabled() or (not interactive and _tty()):
+        return None
+    rundir = private_runtime_dir()
+    if rundir is None:
+        return None
+    files = Files.of(rundir, kind, identity(kind))
+    try:
+        sock = _connect(files.sock)
+    except OSError:
+        return None
+    fwd = _Forwarder()
+    try:
+        from client.engine.launch.child import Refused, snapshot
+
+        try:
+            req = {"op": "run", "key": key(kind, search_path()), **snapshot()}
+        except Refused:
+            return None
+        cwd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            fwd.install()
+            send(sock, req, [0, 1, 2, cwd])
+        finally:
+            os.close(cwd)
+        reply, _ = recv(sock)
+        if "ok" not in reply:
+            _debug(f"refused: {reply.get('refuse')}")
+            if reply.get("refuse") == "stale":
+                _mark_stale(files)
+            return _cold(fwd)
+        fwd.attach(int(reply["ok"]))
+        try:
+            end, _ = recv(sock)
+        except WireError:
+            end = {"exit": _wait_gone(fwd)}
+    except (OSError, WireError, ValueError, KeyError, TypeError):
+        if fwd.pid is None:
+            return _cold(fwd)
+        end = {"exit": _wait_gone(fwd)}
+    finally:
+        sock.close()
+    fwd.restore()
+    if "signal" in end:
+        _die_by(int(end["signal"]))
+    return int(end.get("exit", 1))
+
+
+def _debug(text: str) -> None:
+    """MCP_CHAT_DAEMON_DEBUG=1: say on stderr why a run starts cold."""
+    if os.environ.get("MCP_CHAT_DAEMON_DEBUG") == "1":
+        os.write(2, f"mcp-chat launcher: {text}\n".encode("utf-8", "replace"))
+
+
+def _tty() -> bool:
+    try:
+        return os.isatty(0)
+    except OSError:
+        return False
+
+
+def _connect(path: Path) -> socket.socket:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+    try:
+        s.connect(str(path))
+        if peer_uid(s) != os.geteuid():  # never a process of another user
+            raise PermissionError("peer")
+    except OSError:
+        s.close()
+        raise
+    return s
+
+
+def _cold(fwd: _Forwarder) -> None:
+    """Undo what the launcher changed; a signal that came meanwhile is delivered to this
+    process, now the cold start."""
+    pending, fwd.pending = fwd.pending, []
+    fwd.restore()
+    for sig in pending:
+        os.kill(os.getpid(), sig)
+    return None
+
+
+def _wait_gone(fwd: _Forwarder) -> int:
+    """The supervisor vanished: wait for the run itself, then report a failure."""
+    import select
+
+    if fwd.pidfd is not None:
+        select.select([fwd.pidfd], [], [])
+    return 1
+
+
+def _die_by(sig: int) -> None:
+    """End as the run ended: killed by the same signal."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+    os.kill(os.getpid(), sig)
+    os._exit(128 + sig)
+
+
+def _mark_stale(files: Files) -> None:
+    """A stale daemon leaves on its own; let the next cold start replace it at once."""
+    try:
+        files.spawned.unlink()
+    except OSError:
+        pass
+
+
+def spawn(kind: str, module: str, env: dict[str, str], delay: float = 0.0) -> None:
+    """Start a daemon in the background for later runs (after a cold start), unless one runs
+    or starts, or one was started within SPAWN_PAUSE seconds. `env`: the environment this
+    process started with (a cold run may have changed its own since). `delay`: seconds the
+    daemon waits before importing (when spawned while the cold run still starts)."""
+    if not enabled(env):
+        return
+    rundir = private_runtime_dir()
+    if rundir is None:
+        return
+    name = identity(kind)
+    files = Files.of(rundir, kind, name)
+    try:
+        if time.time() - os.stat(files.spawned).st_mtime < SPAWN_PAUSE:
+            return
+    except OSError:
+        pass
+    if _locked(files.lock):
+        return
+    import subprocess
+
+    try:
+        fd = os.open(files.spawned, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        os.close(fd)
+        log = os.open(files.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return
+    args = json.dumps({"path": search_path(), "module": module, "kind": kind, "name": name, "delay": delay})
+    flags = interpreter_flags()
+    try:
+        subprocess.Popen([sys.executable, *flags, "-c", _BOOT, args], cwd="/", env=daemon_env(env),
+                         stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True)
+    except OSError:
+        pass
+    finally:
+        os.close(log)
+
+
+def daemon_env(env: dict[str, str]) -> dict[str, str]:
+    """The daemon keeps no secret: it serves runs with their own environments."""
+    return {k: v for k, v in env.items()
+            if k in fixed_env(env) or not any(w in k.upper() for w in _SECRET_WORDS)}
+
+
+def _locked(path: Path) -> bool:
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def control(op: str) -> list[dict]:
+    """`status` or `stop` of every daemon of this user in the runtime folder (any kind, any
+    installation): one reply each."""
+    rundir = private_runtime_dir()
+    if rundir is None:
+        return []
+    replies = []
+    for path in sorted(rundir.glob("*.sock")):
+        try:
+            sock = _connect(path)
+        except OSError:
+            continue
+        try:
+            sock.settimeout(5.0)
+            send(sock, {"op": op})
+            reply, _ = recv(sock)
+            replies.append(reply)
+        except (OSError, WireError):
+            pass
+        finally:
+            sock.close()
+    return replies

@@ -1,0 +1,32 @@
+"""`mcp-chat daemon status|stop`: the helpers that outlive a session (the pre-imported
+processes, client/engine/launch/)."""
+
+from __future__ import annotations
+
+import argparse
+
+from client.ui.i18n import t, tr
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    da = sub.add_parser("daemon", prog="mcp-chat daemon",
+                        help=tr("미리 적재된 백그라운드 프로세스", "the pre-imported background process"),
+                        description=tr("빠른 시작을 위해 모듈을 미리 적재해 두는 사용자별 프로세스 (MCP_CHAT_DAEMON=1 켬, 0 끔)",
+                                       "the per-user process that keeps the modules imported for fast starts "
+                                       "(MCP_CHAT_DAEMON=1 on, 0 off)"))
+    da.add_argument("op", choices=("status", "stop"), help=tr("상태 보기 또는 종료", "show or stop it"))
+
+
+def run_daemon(op: str) -> int:
+    from client.engine.launch.launcher import control
+
+    replies = control(op)
+    if not replies:
+        print(t("daemon_none"))
+    for r in replies:
+        if op == "stop":
+            print(t("daemon_stopped", kind=r.get("kind"), pid=r.get("stopped"), root=r.get("root")))
+        else:
+            print(t("daemon_status", kind=r.get("kind"), pid=r.get("pid"), served=r.get("served"),
+                    idle=r.get("idle"), timeout=r.get("idle_timeout"), root=r.get("root")))
+    return 0
