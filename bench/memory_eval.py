@@ -26,6 +26,7 @@ import sys
 import tempfile
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -54,7 +55,7 @@ class CachedJudge(MemoryManager):
 
     scores: dict[str, float | None] = {}
 
-    async def _score(self, bullets: list) -> list[float]:
+    async def _score(self, bullets: list, model: object = None) -> list[float]:
         got = [self.scores.get(b.text) for b in bullets]
         if any(s is None for s in got):
             raise ValueError("not judged")
@@ -69,8 +70,9 @@ async def run(llm: LLMStub, name: str, scorer: str, threshold: float, top_k: int
     try:
         for u in users:
             cls = CachedJudge if scorer == "cached" else MemoryManager
-            mem = cls(store, model, u["user"], threshold=threshold, top_k=top_k, budget_tokens=100_000,
-                      scorer="llm" if scorer == "cached" else scorer)
+            models = SimpleNamespace(current=SimpleNamespace(summarizer=model))  # stands for the model owner
+            mem = cls(store, models, u["user"], threshold=threshold, top_k=top_k,  # type: ignore[arg-type]
+                      budget_tokens=100_000, scorer="llm" if scorer == "cached" else scorer)
             for lines in u["sessions"]:
                 tid = uuid.uuid4().hex
                 await store.create_thread(tid, u["user"])

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import re
@@ -37,6 +38,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,6 +103,13 @@ class Recording:
         ANSWERS.append({"system": str(messages[0].content)[:80], "body": str(messages[-1].content),
                         "answer": str(reply.content)})
         return reply
+
+
+class Summarizer:
+    """Stands for the session's model owner (client/engine/models.py): memory asks its summarizer."""
+
+    def __init__(self, model: Any) -> None:
+        self.current = SimpleNamespace(summarizer=model)
 
 
 class BenchManager(MemoryManager):
@@ -170,7 +179,7 @@ async def run_config(config: str, model: Any, users: list[dict], tmp: str, budge
             tid = uuid.uuid4().hex
             await store.create_thread(tid, u["user"])
             await store.append(tid, thread_messages(u["turns"]))
-            mem = BenchManager(store, rec, u["user"], budget_tokens=budget,
+            mem = BenchManager(store, Summarizer(rec), u["user"], budget_tokens=budget,  # type: ignore[arg-type]
                                source=config if config in ("llm", "user", "both") else "both")
             mem.config = config
             n = len(ANSWERS)
@@ -224,8 +233,7 @@ def settings_for(provider: str, base_url: str | None) -> Settings:
         argv += ["--base-url", base_url or "", "--model", "stub"]
         os.environ.setdefault("OPENAI_MODEL", "stub")
     s = resolve(p.parse_args(argv))
-    s.timeout = max(s.timeout, 600.0)  # a loaded shared machine
-    return s
+    return dataclasses.replace(s, timeout=max(s.timeout, 600.0))  # a loaded shared machine
 
 
 async def main_async(args: argparse.Namespace) -> list[Row]:
@@ -245,8 +253,8 @@ async def main_async(args: argparse.Namespace) -> list[Row]:
     try:
         s = settings_for(args.provider, stub.base_url if stub else None)
         rows: list[Row] = []
-        async with get_provider(s.provider).runtime(s, lambda key, fmt: print(t(key, **fmt), file=sys.stderr)):
-            model = build_model(s, with_tools=False, role="summary")
+        async with get_provider(s.provider).runtime(s, lambda key, fmt: print(t(key, **fmt), file=sys.stderr)) as rt:
+            model = build_model(s, rt, with_tools=False, role="summary")
             with tempfile.TemporaryDirectory() as tmp:
                 for config in args.configs.split(","):
                     rows.append(await run_config(config, model, users, tmp, s.memory_budget))

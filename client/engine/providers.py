@@ -7,15 +7,17 @@ calibration prior of the token estimate, how large tool results may be, how to b
 model, how to count the tool list it sends, and what must run while a chat lasts.
 
 Light at import (no langchain): the command line reads the registry before `--help`.
-Nothing here prints or writes os.environ; notices go out as (key, fields) to the caller.
+Nothing here prints, reads settings from the environment or writes to Settings (a frozen value):
+settling returns a new Settings, and what a running provider learns (the local server's URL, the
+chat's slot, the summary server once it answers) is a `Runtime`, passed along. Notices go out
+as (key, fields) to the caller.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
-import os
-import sys
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
@@ -48,6 +50,29 @@ def _ignore(key: str, fmt: dict[str, Any]) -> None:
     pass
 
 
+@dataclass
+class Runtime:
+    """What a provider's runtime learns while the chat runs (Settings stay what was resolved).
+
+    `base_url`: where the chat model answers (local: the server it started); `chat_slot`: the
+    server slot the chat keeps (its prompt cache; summaries use the other); `summary_base_url`:
+    the niced server for background summaries, set once it answers (read when a summary starts).
+    """
+
+    base_url: str
+    chat_slot: int | None = None
+    summary_base_url: str = ""
+
+    @classmethod
+    def of(cls, s: Settings) -> Runtime:
+        """Nothing learnt: the endpoint the settings name."""
+        return cls(s.base_url)
+
+    def summary_server(self) -> Runtime | None:
+        """The runtime of the summary server, once it is ready (None before)."""
+        return Runtime(self.summary_base_url) if self.summary_base_url else None
+
+
 @dataclass(frozen=True)
 class Provider:
     """Facts and behaviour of one provider. Subclasses override what differs."""
@@ -68,11 +93,12 @@ class Provider:
         """(input window, reserved output) of `model`."""
         return self.windows.get(model, (self.window, self.reserved_output))
 
-    def settle(self, s: Settings, *, model: str | None, base_url: str | None) -> None:
-        """Endpoint, key and model of this provider, from options and the environment."""
-        s.base_url = base_url or s.base_url
+    def settle(self, s: Settings, *, model: str | None, base_url: str | None, api_key: str | None) -> Settings:
+        """`s` with this provider's endpoint, key and model (the values options and environment gave)."""
+        return dataclasses.replace(s, model=model or s.model, base_url=base_url or s.base_url, api_key=api_key)
 
-    def build_model(self, settings: Settings, *, with_tools: bool = True, role: str = "chat") -> BaseChatModel:
+    def build_model(self, settings: Settings, runtime: Runtime, *, with_tools: bool = True,
+                    role: str = "chat") -> BaseChatModel:
         raise NotImplementedError
 
     def tools_tokens(self, tools: list[BaseTool]) -> int:
@@ -85,14 +111,15 @@ class Provider:
         return min(self.summary_output, s.max_output_tokens)
 
     @asynccontextmanager
-    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Settings]:
+    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Runtime]:
         """What must run while the chat lasts; nothing by default."""
-        yield s
+        yield Runtime.of(s)
 
 
 @dataclass(frozen=True)
 class ClovaProvider(Provider):
-    def build_model(self, settings: Settings, *, with_tools: bool = True, role: str = "chat") -> BaseChatModel:
+    def build_model(self, settings: Settings, runtime: Runtime, *, with_tools: bool = True,
+                    role: str = "chat") -> BaseChatModel:
         from langchain_naver import ChatClovaX
 
         kwargs: dict[str, Any] = {}
@@ -101,7 +128,7 @@ class ClovaProvider(Provider):
         return ChatClovaX(
             model=settings.model,
             api_key=settings.api_key,
-            base_url=settings.base_url,
+            base_url=runtime.base_url,
             max_tokens=settings.max_output_tokens,
             streaming=True,
             stream_usage=True,
@@ -112,46 +139,44 @@ class ClovaProvider(Provider):
         )
 
     @asynccontextmanager
-    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Settings]:
+    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Runtime]:
         if not s.api_key:
             raise ConfigError("no_key")
-        yield s
+        yield Runtime.of(s)
 
 
 @dataclass(frozen=True)
 class OpenAIProvider(Provider):
-    def settle(self, s: Settings, *, model: str | None, base_url: str | None) -> None:
-        s.base_url = base_url or os.environ.get("OPENAI_BASE_URL", "").strip()
-        if not s.base_url:
+    def settle(self, s: Settings, *, model: str | None, base_url: str | None, api_key: str | None) -> Settings:
+        if not base_url:
             raise ConfigError("openai_no_base_url")
-        s.api_key = os.environ.get("OPENAI_API_KEY") or None
-        s.model = model or os.environ.get("OPENAI_MODEL", "").strip()
-        if not s.model:
+        if not model:
             raise ConfigError("openai_no_model")
+        return dataclasses.replace(s, model=model, base_url=base_url, api_key=api_key)
 
-    def build_model(self, settings: Settings, *, with_tools: bool = True, role: str = "chat") -> BaseChatModel:
-        return _chat_openai(settings, {"max_tokens": settings.max_output_tokens}, None)
+    def build_model(self, settings: Settings, runtime: Runtime, *, with_tools: bool = True,
+                    role: str = "chat") -> BaseChatModel:
+        return _chat_openai(settings, runtime, {"max_tokens": settings.max_output_tokens}, None)
 
 
 @dataclass(frozen=True)
 class LocalProvider(Provider):
     model: str = QWEN_CODER_15B.name
 
-    def settle(self, s: Settings, *, model: str | None, base_url: str | None) -> None:
+    def settle(self, s: Settings, *, model: str | None, base_url: str | None, api_key: str | None) -> Settings:
         if base_url:
             raise ConfigError("base_url_openai_only")
-        s.model = self.model
-        s.api_key = None
-        if self.memory_budget is not None:
-            s.memory_budget = min(s.memory_budget, self.memory_budget)
+        budget = s.memory_budget if self.memory_budget is None else min(s.memory_budget, self.memory_budget)
+        return dataclasses.replace(s, model=self.model, api_key=None, memory_budget=budget)
 
-    def build_model(self, settings: Settings, *, with_tools: bool = True, role: str = "chat") -> BaseChatModel:
+    def build_model(self, settings: Settings, runtime: Runtime, *, with_tools: bool = True,
+                    role: str = "chat") -> BaseChatModel:
         extra: dict[str, Any] = {**LOCAL_SAMPLING, "max_tokens": min(settings.max_output_tokens, LOCAL_MAX_OUTPUT)}
-        if settings.chat_slot is not None and settings.base_url != settings.summary_base_url:
+        if runtime.chat_slot is not None:
             # the chat keeps its slot's cached prompt (client/engine/warm.py); a summary the turn waits
             # for, memory extraction and /compact use the other slot (the server runs two)
-            extra["id_slot"] = settings.chat_slot if role == "chat" else 1 - settings.chat_slot
-        return _chat_openai(settings, extra, 0.3)  # a small model wanders at higher temperatures
+            extra["id_slot"] = runtime.chat_slot if role == "chat" else 1 - runtime.chat_slot
+        return _chat_openai(settings, runtime, extra, 0.3)  # a small model wanders at higher temperatures
 
     def tools_tokens(self, tools: list[BaseTool]) -> int:
         """The local template lists tools compactly (not full schemas): count what is sent."""
@@ -166,16 +191,14 @@ class LocalProvider(Provider):
         return self.summary_output  # a small model writes until the limit when it loops
 
     @asynccontextmanager
-    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Settings]:
-        external = os.environ.get("MCP_CHAT_LOCAL_URL", "").strip()
-        if external:  # a llama-server already running (shared by sessions, or the tests' recording proxy)
-            s.base_url = external
-            yield s
+    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Runtime]:
+        if s.local_url:  # a llama-server already running (shared by sessions, or the tests' recording proxy)
+            yield Runtime(s.local_url)
             return
         from client.engine.local import prepare, runtime_ready
         from client.engine.local.server import install_sigterm_handler
 
-        if s.provider_auto and not runtime_ready() and not sys.stdin.isatty():
+        if s.provider_auto and not runtime_ready() and not s.interactive:
             raise ConfigError("no_key")  # no silent 1 GiB download from a script: one line, exit 2
         if s.provider_auto:
             notify("auto_local", {"model": self.label})
@@ -184,14 +207,13 @@ class LocalProvider(Provider):
         helper, helper_ready = None, None
         try:
             await server.wait_ready()
-            helper = _start_summary_server(server)  # after the chat's: its loading does not delay the start
+            runtime = Runtime(server.base_url, chat_slot=0)  # of the server's two (client/engine/local/server.py SLOTS)
+            helper = _start_summary_server(server, s)  # after the chat's: its loading does not delay the start
             if helper is not None:
-                helper_ready = asyncio.get_running_loop().create_task(_when_ready(helper, s))
-            s.base_url = server.base_url
-            s.chat_slot = 0  # of the server's two (client/engine/local/server.py SLOTS)
+                helper_ready = asyncio.get_running_loop().create_task(_when_ready(helper, runtime))
             if s.debug:
                 notify("local_ready", {"url": server.base_url, "pid": server.pid, "seconds": server.ready_seconds})
-            yield s
+            yield runtime
         finally:
             if helper_ready is not None:
                 helper_ready.cancel()
@@ -200,13 +222,12 @@ class LocalProvider(Provider):
             server.stop()
 
 
-def _start_summary_server(chat: Any) -> Any:
+def _start_summary_server(chat: Any, s: Settings) -> Any:
     """The niced one-slot server for background summaries (client/engine/local/server.py),
     spawned once the chat's is ready; None when it cannot start (summaries then use the chat's).
     Only at a terminal: in a pipe the next message waits for the summary, which then needs the
     CPU at once (the chat's second slot). MCP_CHAT_SUMMARY_SERVER=1 / 0 forces it on / off."""
-    forced = os.environ.get("MCP_CHAT_SUMMARY_SERVER", "").strip()
-    if forced == "0" or (forced != "1" and not sys.stdin.isatty()):
+    if not (s.interactive if s.summary_server is None else s.summary_server):
         return None
     from client.engine.local.server import summary_server
 
@@ -216,31 +237,30 @@ def _start_summary_server(chat: Any) -> Any:
         return None
 
 
-async def _when_ready(helper: Any, s: Settings) -> None:
+async def _when_ready(helper: Any, runtime: Runtime) -> None:
     """Background summaries move to the helper once it answers; until then, or if it never
     does, they go to the chat's server as before."""
     try:
         await helper.wait_ready()
     except Exception:  # noqa: BLE001 - the chat's server still serves summaries
         return
-    s.summary_base_url = helper.base_url
+    runtime.summary_base_url = helper.base_url
 
 
-def _chat_openai(settings: Settings, extra: dict[str, Any], temperature: float | None) -> BaseChatModel:
+def _chat_openai(settings: Settings, runtime: Runtime, extra: dict[str, Any], temperature: float | None) -> BaseChatModel:
     """ChatOpenAI, not ChatClovaX: no CLOVA-only parameters, and the output limit goes out as
     plain `max_tokens` in the body (llama.cpp's server ignores `max_completion_tokens`)."""
     from langchain_openai import ChatOpenAI
 
     kwargs: dict[str, Any] = {}
-    explicit = os.environ.get("MCP_CHAT_TEMPERATURE", "").strip()
-    if explicit:
-        kwargs["temperature"] = float(explicit)
+    if settings.temperature is not None:
+        kwargs["temperature"] = settings.temperature
     elif temperature is not None:
         kwargs["temperature"] = temperature
     return ChatOpenAI(
         model=settings.model,
         api_key=settings.api_key or "not-needed",  # local servers accept anything
-        base_url=settings.base_url,
+        base_url=runtime.base_url,
         extra_body=extra,
         streaming=True,
         stream_usage=True,
@@ -280,7 +300,7 @@ PROVIDERS: dict[str, Provider] = {
         "local", "Qwen2.5-Coder-1.5B-Instruct Q4_K_M", window=CONTEXT_WINDOW, reserved_output=RESERVED_OUTPUT,
         calibration_prior=1.2,  # Qwen's tokenizer counts ~20% more than our estimate
         tool_result_chars=TOOL_RESULT_CHARS, summary_output=200, memory_budget=300,  # of a 3,072-token budget
-        memory_source="user",  # its extraction keeps 6 of 21 facts, the user's statements 21 (bench/memory_real.py)
+        memory_source="user",  # its extraction keeps 5 of 21 facts, the user's statements 21 (bench/memory_real.py)
         prompt_cache=True,
     ),
 }
@@ -293,31 +313,40 @@ def get_provider(name: str) -> Provider:
         raise ConfigError("bad_option", detail=f"provider={name!r}") from None
 
 
-def choose_provider(s: Settings, chosen: str | None, *, model: str | None = None, base_url: str | None = None) -> Provider:
-    """Settle s.provider (None: clova with a key, else local) and its endpoint, key and model."""
-    chosen = chosen or None
-    if chosen is not None:
+def provider_name(chosen: str | None, *, clova_key: str | None) -> str:
+    """The provider to use: the one chosen, else clova with a key and local without."""
+    if chosen:
         get_provider(chosen)
-    s.provider = chosen or ("clova" if s.api_key else "local")
-    s.provider_auto = chosen is None and s.provider == "local"
-    provider = get_provider(s.provider)
-    provider.settle(s, model=model, base_url=base_url)
-    return provider
+        return chosen
+    return "clova" if clova_key else "local"
 
 
-def apply_model_window(s: Settings, budget: int | None = None) -> None:
-    """Output reserve and request budget for s.model (an explicit budget is kept)."""
-    window, out = get_provider(s.provider).window_for(s.model)
-    s.max_output_tokens = max(out, MIN_TOOL_COMPLETION_TOKENS)
+def choose_provider(s: Settings, name: str, *, model: str | None = None, base_url: str | None = None,
+                    api_key: str | None = None, auto: bool = False) -> Settings:
+    """`s` on provider `name`, with its endpoint, key and model. `auto`: local was picked for
+    want of a CLOVA key (no --provider given)."""
+    provider = get_provider(name)
+    return provider.settle(dataclasses.replace(s, provider=name, provider_auto=auto),
+                           model=model, base_url=base_url, api_key=api_key)
+
+
+def for_model(s: Settings, model: str | None = None, budget: int | None = None) -> Settings:
+    """`s` for `model` (default: s.model): its output reserve and request budget (an explicit
+    budget, given now or before, is kept)."""
+    model = model or s.model
+    window, out = get_provider(s.provider).window_for(model)
+    out = max(out, MIN_TOOL_COMPLETION_TOKENS)
     if budget is not None:
-        s.max_input_tokens, s.budget_explicit = budget, True
-    elif not s.budget_explicit:
-        s.max_input_tokens = window - s.max_output_tokens
+        return dataclasses.replace(s, model=model, max_output_tokens=out, max_input_tokens=budget, budget_explicit=True)
+    tokens = s.max_input_tokens if s.budget_explicit else window - out
+    return dataclasses.replace(s, model=model, max_output_tokens=out, max_input_tokens=tokens)
 
 
-def build_model(settings: Settings, *, with_tools: bool = True, role: str = "chat") -> BaseChatModel:
+def build_model(settings: Settings, runtime: Runtime | None = None, *, with_tools: bool = True,
+                role: str = "chat") -> BaseChatModel:
     """The chat model of settings.provider; role "summary": the tool-less one for summaries and memory."""
-    return get_provider(settings.provider).build_model(settings, with_tools=with_tools, role=role)
+    return get_provider(settings.provider).build_model(settings, runtime or Runtime.of(settings),
+                                                       with_tools=with_tools, role=role)
 
 
 def tool_schemas(tools: list[BaseTool]) -> list[dict[str, Any]]:
@@ -332,8 +361,3 @@ def limit_output(model: Any, max_tokens: int) -> Any:
     if isinstance(extra, dict) and "max_tokens" in extra:
         return model.bind(extra_body={**extra, "max_tokens": min(max_tokens, extra["max_tokens"])})
     return model.bind(max_tokens=max_tokens)
-
-
-def summary_output_tokens(s: Settings) -> int:
-    """Bounded summary sections: a small model writes until the limit when it loops."""
-    return get_provider(s.provider).summary_tokens(s)

@@ -7,9 +7,11 @@ answer at once; each command imports what it needs.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from client.ui import i18n
 from client.core.config import ConfigError, Settings
@@ -18,6 +20,10 @@ from client.ui.options import add_chat_options, add_common_options, add_db_optio
 from client.ui.i18n import t, tr
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir
 from client.ui.trust import load_user_env, run_trust, settle
+
+if TYPE_CHECKING:
+    from client.engine.models import Models
+    from client.engine.providers import Runtime
 
 SUBCOMMANDS = ("chat", "threads", "export", "delete", "trust", "completion", "daemon")
 SHELLS = ("bash", "zsh")
@@ -138,15 +144,13 @@ def read_prompt(args: argparse.Namespace) -> str | None:
 async def run_chat(settings: Settings) -> int:
     from client.engine.mcp import server_specs
     from client.engine.providers import get_provider
-    from client.ui.provider_label import announce
 
     specs = server_specs(settings)  # a bad --mcp-config is a ConfigError: exit 2 before anything starts
     if settings.db == str(data_dir() / LOCAL_DB):  # the per-user default: its folder may not exist yet
         ensure_private_dir(data_dir())
     # clova: needs a key; local: starts and stops llama-server
-    async with get_provider(settings.provider).runtime(settings, _stderr_notice):
-        announce(settings)  # the endpoint is settled: status lines and /help name it
-        return await _chat(settings, specs)
+    async with get_provider(settings.provider).runtime(settings, _stderr_notice) as runtime:
+        return await _chat(settings, runtime, specs)
 
 
 def _stderr_notice(key: str, fmt: dict) -> None:
@@ -154,14 +158,14 @@ def _stderr_notice(key: str, fmt: dict) -> None:
     print(t(key, **fmt), file=sys.stderr, flush=True)
 
 
-async def _chat(settings: Settings, specs: list) -> int:
+async def _chat(settings: Settings, runtime: Runtime, specs: list) -> int:
     from client.engine.agent import check_key
     from client.engine.build import build_session
     from client.engine.mcp import ToolHub
     from client.engine.mcp.gate import PermissionGate
     from client.engine.mcp.permissions import Permissions
     from client.engine.mcp.saved_approvals import SavedApprovals, approvals_path
-    from client.engine.providers import build_model
+    from client.engine.models import Models
     from client.ui.repl import Repl
     from client.engine.store import open_store
     from client.ui.tui import make_renderer
@@ -170,11 +174,11 @@ async def _chat(settings: Settings, specs: list) -> int:
 
     # rich at a terminal, plain when piped; -p always plain (one answer, script-friendly)
     renderer = make_renderer() if settings.prompt is None else Renderer()
-    await check_key(settings)
+    await check_key(settings, runtime)
     store = await open_store(settings.db)
     permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), secrets=settings_secrets(settings))
-    summarizer = build_model(settings, with_tools=False, role="summary")
-    features = client_features(settings, summarizer)
+    models = Models(settings, runtime)  # the one owner of the model: sampling, summaries, memory and the agent read it
+    features = client_features(settings, models)
     features.on_event = lambda key, fmt: renderer.notice(t(key, **fmt))  # e.g. an OAuth login URL at start-up
     from client.engine.mcp.oauth import headless
 
@@ -194,7 +198,7 @@ async def _chat(settings: Settings, specs: list) -> int:
         if hub.failed() and settings.require_tools:
             return EXIT_RUNTIME
         gate = PermissionGate(hub.authorize, hub.tool_of, features.drain_journal)
-        session = build_session(settings, store, hub.tools, gate=gate)
+        session = build_session(settings, store, hub.tools, models=models, gate=gate)
         try:
             return await Repl(settings, session, hub, renderer).run()
         except EOFError:
@@ -206,15 +210,13 @@ async def _chat(settings: Settings, specs: list) -> int:
         await store.close()
 
 
-def client_features(settings: Settings, model: object):  # -> ClientFeatures
-    """What servers may ask of us: --yes answers, the sampling model, the roots; the REPL adds the forms."""
-    from pathlib import Path
-
+def client_features(settings: Settings, models: Models):  # -> ClientFeatures
+    """What servers may ask of us: --yes answers, the sampling model (the session's, whichever
+    it is when asked), the roots; the REPL adds the forms."""
     from client.engine.mcp.features import ClientFeatures
-    from client.engine.mcp.sampling import make_sampler
+    from client.engine.mcp.sampling import ModelSampler
 
-    return ClientFeatures(yes=settings.yes, sampler=make_sampler(model, settings.model),  # type: ignore[arg-type]
-                          budget=settings.max_input_tokens, max_output=settings.max_output_tokens,
+    return ClientFeatures(yes=settings.yes, sampler=ModelSampler(models),
                           roots=[Path(r) for r in settings.roots], user=settings.user)  # never the cwd unasked
 
 
@@ -296,7 +298,7 @@ def dispatch(args: argparse.Namespace) -> int:
 
         local_setup.install()  # --provider local reports its one-time setup as events: shown on stderr
         settings = resolve(args)
-        settings.prompt = read_prompt(args)
+        settings = dataclasses.replace(settings, prompt=read_prompt(args))  # after the options: errors first
         return asyncio.run(run_chat(settings))
     if args.cmd == "threads":
         return asyncio.run(run_threads(resolve_db(args)))
@@ -325,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         args.lang = getattr(args, "lang", None)
         args.real_env = real_env
-        if args.cmd not in ("trust", "completion"):  # the working folder's .env and ./checkpoint.db
+        if args.cmd not in ("trust", "completion", "daemon"):  # the working folder's .env and ./checkpoint.db
             args.folder_trusted = settle(getattr(args, "db", None), real_env)
         return dispatch(args)
     except ConfigError as e:

@@ -11,6 +11,7 @@ a word of the user's (the small model writes some: translated, made up). The ben
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib.util
 import json
 import sys
@@ -39,8 +40,7 @@ def test_memory_keeps_the_users_facts_and_not_the_assistants_inventions(local_se
     from client.engine.providers import build_model
 
     bench = _bench()
-    s = bench.settings_for("local", None)
-    s.base_url = local_server.base_url
+    s = dataclasses.replace(bench.settings_for("local", None), base_url=local_server.base_url)
     users = [u for u in json.loads(bench.DATA.read_text(encoding="utf-8"))["users"] if u["user"] in USERS]
     row = asyncio.run(bench.run_config("both", build_model(s, with_tools=False, role="summary"), users,
                                        str(tmp_path), s.memory_budget))

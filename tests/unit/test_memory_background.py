@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -38,6 +39,11 @@ class Model:
         return AIMessage(content=self.answer)
 
 
+def owner(model: Model) -> SimpleNamespace:
+    """Stands for the session's model owner (client/engine/models.py): memory asks its summarizer."""
+    return SimpleNamespace(current=SimpleNamespace(summarizer=model))
+
+
 async def add_thread(store, tid: str, user: str, lines: list[str]) -> None:
     await store.create_thread(tid, user)
     msgs = [SystemMessage("sys", id=uuid.uuid4().hex)]
@@ -56,7 +62,7 @@ async def store(tmp_path: Path):
 async def test_a_scheduled_pass_runs_in_the_background_and_folds_the_thread(store):
     await add_thread(store, "t1", "kim", ["나는 채식주의자라서 고기는 안 먹어.", "내 이름은 김민지야."])
     model = Model("- [턴 1] 사용자는 채식주의자라 고기를 먹지 않는다.\n- [턴 2] 사용자의 이름은 김민지이다.", asyncio.Event())
-    worker = MemoryWorker(MemoryManager(store, model, "kim"))
+    worker = MemoryWorker(MemoryManager(store, owner(model), "kim"))
     worker.schedule("t1")  # returns at once: the model has not answered
     await asyncio.wait_for(model.asked.wait(), 10)
     assert worker.busy and await store.memory_list("kim") == [] and await worker.pending() == ["t1"]
@@ -73,7 +79,7 @@ async def test_a_scheduled_pass_runs_in_the_background_and_folds_the_thread(stor
 async def test_exit_cancels_the_pass_writes_nothing_and_the_next_start_folds_it(store):
     await add_thread(store, "t1", "kim", ["나는 부산 해운대에 살아."])
     blocked = Model("- [턴 1] 사용자는 부산 해운대에 산다.", asyncio.Event())  # never answers
-    worker = MemoryWorker(MemoryManager(store, blocked, "kim"))
+    worker = MemoryWorker(MemoryManager(store, owner(blocked), "kim"))
     worker.schedule("t1")
     await asyncio.wait_for(blocked.asked.wait(), 10)
     assert await asyncio.wait_for(worker.close(), 30) == 1  # deferred: one thread left for the next start
@@ -83,10 +89,10 @@ async def test_exit_cancels_the_pass_writes_nothing_and_the_next_start_folds_it(
 
     # meanwhile a new thread carries the user's own words of the deferred one, with no request
     quiet = Model("never asked")
-    manager = MemoryManager(store, quiet, "kim")
+    manager = MemoryManager(store, owner(quiet), "kim")
     assert "사용자의 말: 나는 부산 해운대에 살아." in await manager.section() and quiet.calls == 0
 
-    again = MemoryWorker(MemoryManager(store, Model("- [턴 1] 사용자는 부산 해운대에 산다."), "kim"))
+    again = MemoryWorker(MemoryManager(store, owner(Model("- [턴 1] 사용자는 부산 해운대에 산다.")), "kim"))
     assert await again.resume(start=False) == ["t1"]  # the next start: queued for the first idle moment
     assert not again.busy and await again.pending() == ["t1"]
     again.kick()  # an answer was shown
@@ -105,7 +111,7 @@ async def test_a_pending_thread_open_in_another_client_is_left_to_it(tmp_path: P
     try:
         assert other.first == "held"
         model = Model("- [턴 1] 사용자는 제주도에 산다.")
-        worker = MemoryWorker(MemoryManager(store, model, "kim"))
+        worker = MemoryWorker(MemoryManager(store, owner(model), "kim"))
         assert sorted(await worker.resume()) == ["busy", "free"]
         assert await worker.drain(10)
         assert model.calls == 1 and await store.memory_turn("busy") == 0 and await store.memory_turn("free") == 1
@@ -118,7 +124,7 @@ async def test_passes_run_one_at_a_time_and_a_thread_scheduled_again_is_folded_a
     await add_thread(store, "t1", "kim", ["나는 고양이를 키워."])
     gate = asyncio.Event()
     model = Model("- [턴 1] 사용자는 고양이를 키운다.", gate)
-    worker = MemoryWorker(MemoryManager(store, model, "kim"), current=lambda: "t1")
+    worker = MemoryWorker(MemoryManager(store, owner(model), "kim"), current=lambda: "t1")
     worker.schedule("t1")
     await asyncio.wait_for(model.asked.wait(), 10)
     await store.append("t1", [HumanMessage("고양이 이름은 모찌야.", id="u2"), AIMessage("귀여워요!", id="a2")])

@@ -10,6 +10,7 @@ from client.core.context import is_synthetic, text_of
 from client.core.memory.candidates import Candidates, Source, choose, statements
 from client.core.memory.parse import ENV_NAME, parse_bullets
 from client.core.memory.policy import Bullet, FormatError, parse_scores
+from client.core.memory.statements import scoring_text
 
 EXTRACT_EXAMPLE = [
     "[턴 1] 사용자: 안녕, 나는 지훈이고 대전에 살아.",
@@ -97,5 +98,5 @@ async def extract_candidates(model: Any, rows: Sequence[tuple[int, BaseMessage]]
 
 
 async def score_bullets(model: Any, bullets: Sequence[Bullet]) -> list[float]:
-    body = "\n".join(f"{i}. {b.text}" for i, b in enumerate(bullets, 1))
+    body = "\n".join(f"{i}. {scoring_text(b.text)}" for i, b in enumerate(bullets, 1))  # as the local scorer reads them
     return await _ask(model, SCORE_PROMPT, body, lambda text: parse_scores(text, len(bullets)))

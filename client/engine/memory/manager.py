@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from client.core.faults import one_line
 from client.core.memory.candidates import SOURCES, Candidates, Source, statements
@@ -14,6 +14,9 @@ from client.core.secrets import env_secrets
 from client.engine.memory.extract import extract_candidates, score_bullets
 from client.engine.memory.scorer import SCORERS, score_texts
 from client.engine.store import Store
+
+if TYPE_CHECKING:
+    from client.engine.models import Models
 
 PROVISIONAL_THREADS = 3  # unfolded threads whose statements a new thread's section carries
 
@@ -28,14 +31,14 @@ class MemoryUpdate:
 
 
 class MemoryManager:
-    def __init__(self, store: Store, model: Any, user: str, *, threshold: float = 0.5,
+    def __init__(self, store: Store, models: Models, user: str, *, threshold: float = 0.5,
                  top_k: int = 5, budget_tokens: int = 600, scorer: str = "local", source: Source = "both") -> None:
         if scorer not in SCORERS:
             raise ValueError(f"scorer must be one of {SCORERS}")
         if source not in SOURCES:
             raise ValueError(f"source must be one of {SOURCES}")
         self.store = store
-        self.model = model
+        self.models = models  # extraction and llm scoring use the session's current summarizer
         self.user = user
         self.threshold = threshold
         self.top_k = top_k
@@ -76,7 +79,7 @@ class MemoryManager:
 
     async def update(self, thread_id: str, model: Any = None) -> MemoryUpdate | None:
         """Fold the thread's turns since the last update into memory. None: nothing new.
-        `model`: the one to extract with (default: the manager's). Cancelled while the model
+        `model`: the one to ask (default: the session's current summarizer). Cancelled while the model
         answers, nothing is written and the turns stay pending; the writes themselves are not
         interrupted by a cancel (shielded)."""
         if await self.store.get_thread(thread_id) is None:
@@ -87,7 +90,7 @@ class MemoryManager:
             return None
         result = MemoryUpdate()
         try:
-            found = await self.extract(rows, model or self.model)
+            found = await self.extract(rows, model or self.models.current.summarizer)
         except Exception as e:  # noqa: BLE001 - memory is best effort; the chat is not
             result.error = one_line(e)
             return result
@@ -119,7 +122,7 @@ class MemoryManager:
 
     async def _score(self, bullets: list[Bullet], model: Any = None) -> list[float]:
         if self.scorer == "llm":
-            return await score_bullets(model or self.model, bullets)
+            return await score_bullets(model or self.models.current.summarizer, bullets)
         return [round(s, 4) for s in score_texts([scoring_text(b.text) for b in bullets])]
 
     async def forget(self, index: int) -> Bullet | None:
