@@ -179,24 +179,56 @@ class LocalProvider(Provider):
         if s.provider_auto:
             notify("auto_local", {"model": self.label})
         install_sigterm_handler()
-        server = prepare(start=True)  # SetupError: one line, exit 1 (client/ui/cli.py)
-        helper, helper_ready = None, None
-        try:
-            await server.wait_ready()
+        server = prepare()  # build or fetch once; SetupError: one line, exit 1 (client/ui/cli.py)
+        async with _chat_server(server, s, notify):
             helper = _start_summary_server(server)  # after the chat's: its loading does not delay the start
-            if helper is not None:
-                helper_ready = asyncio.get_running_loop().create_task(_when_ready(helper, s))
-            s.base_url = server.base_url
-            s.chat_slot = 0  # of the server's two (client/engine/local/server.py SLOTS)
-            if s.debug:
-                notify("local_ready", {"url": server.base_url, "pid": server.pid, "seconds": server.ready_seconds})
-            yield s
-        finally:
-            if helper_ready is not None:
-                helper_ready.cancel()
-            if helper is not None:
-                helper.stop(grace=1.0)  # holds nothing worth a slow clean exit; niced, it may be slow to stop
-            server.stop()
+            helper_ready = None
+            try:
+                if helper is not None:
+                    helper_ready = asyncio.get_running_loop().create_task(_when_ready(helper, s))
+                yield s
+            finally:
+                if helper_ready is not None:
+                    helper_ready.cancel()
+                from client.engine.local.server import stop_all
+
+                stop_all([helper], [0.0])  # the niced helper holds nothing worth a slow exit: killed at once
+
+
+@asynccontextmanager
+async def _chat_server(server: Any, s: Settings, notify: Notify) -> AsyncIterator[None]:
+    """The chat's llama-server: the warm one this user keeps (client/engine/local/keeper.py),
+    reused or started for MCP_CHAT_LOCAL_KEEP_ALIVE seconds after the session, or else one of
+    this session's own. Either way only requests with the session's key are answered."""
+    import secrets
+    import time
+
+    from client.engine.local import keeper
+    from client.engine.local.server import stop_all
+
+    keep = keeper.keep_alive()
+    started = time.monotonic()
+    lease = await keeper.acquire(server, keep) if sys.platform.startswith("linux") else None
+    owned = None
+    try:
+        if lease is not None and lease.state is not None:
+            st = lease.state
+            server.api_key, s.base_url = st.key, st.base_url
+            pid, seconds = st.pid, time.monotonic() - started
+        else:
+            server.api_key = secrets.token_urlsafe(32)
+            owned = server.start()
+            seconds = await server.wait_ready()
+            s.base_url, pid = server.base_url, server.pid
+        s.api_key = server.api_key
+        s.chat_slot = 0  # of the server's two (client/engine/local/server.py SLOTS)
+        if s.debug:
+            notify("local_ready", {"url": s.base_url, "pid": pid, "seconds": seconds})
+        yield
+    finally:
+        stop_all([owned], [5.0])
+        if lease is not None:
+            lease.release(keep)
 
 
 def _start_summary_server(chat: Any) -> Any:

@@ -18,7 +18,7 @@ from client.ui.options import add_chat_options, add_common_options, add_db_optio
 from client.ui.i18n import t, tr
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir, user_env_file
 
-SUBCOMMANDS = ("chat", "threads", "export", "delete", "completion", "daemon")
+SUBCOMMANDS = ("chat", "threads", "export", "delete", "completion", "daemon", "local")
 SHELLS = ("bash", "zsh")
 EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
 
@@ -66,6 +66,7 @@ def _commands_epilog() -> str:
         ("mcp-chat delete ID", tr("세션 삭제", "delete a session")),
         ("mcp-chat completion bash|zsh", tr("셸 자동 완성 스크립트 출력", "print a shell completion script")),
         ("mcp-chat daemon status|stop", tr("미리 적재된 백그라운드 프로세스", "the pre-imported background process")),
+        ("mcp-chat local status|stop", tr("켜 둔 로컬 모델 서버", "the local model server kept warm")),
     ]
     lines = [tr("명령:", "commands:")] + [f"  {cmd:<40}{what}" for cmd, what in rows]
     lines.append(tr("명령별 도움말: mcp-chat COMMAND --help", "help on a command: mcp-chat COMMAND --help"))
@@ -100,7 +101,7 @@ def build_parser(completion: bool = False) -> argparse.ArgumentParser:
     co.add_argument("shell", choices=SHELLS, help=tr("셸", "shell"))
     from client.ui import background
 
-    background.add_commands(sub)  # mcp-chat daemon status|stop
+    background.add_commands(sub)  # mcp-chat daemon|local status|stop
     for sp in (th, ex, de):
         add_common_options(sp)
     return p
@@ -305,10 +306,10 @@ def dispatch(args: argparse.Namespace) -> int:
         return asyncio.run(run_export(resolve_db(args), args.thread, args.format))
     if args.cmd == "delete":
         return asyncio.run(run_delete(resolve_db(args), args.thread))
-    if args.cmd == "daemon":
+    if args.cmd in ("daemon", "local"):
         from client.ui import background
 
-        return background.run_daemon(args.op)
+        return background.run_daemon(args.op) if args.cmd == "daemon" else background.run_local(args.op)
     return run_completion(args.shell)
 
 
