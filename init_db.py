@@ -10,8 +10,6 @@ import asyncio
 import os
 import sys
 
-from dotenv import load_dotenv
-
 
 async def init(db: str) -> None:
     from client.engine.store import open_store
@@ -21,11 +19,15 @@ async def init(db: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    load_dotenv(".env", override=False)
+    from client.ui.trust import load_user_env, settle
+
+    real_env = set(os.environ)
+    load_user_env()
     p = argparse.ArgumentParser(description="mcp-chat 데이터베이스 스키마 생성/업그레이드")
-    p.add_argument("--db", default=os.environ.get("CHECKPOINT_DB") or "checkpoint.db",
-                   help="SQLite 파일 또는 postgresql:// URL (env CHECKPOINT_DB)")
+    p.add_argument("--db", default=None, help="SQLite 파일 또는 postgresql:// URL (env CHECKPOINT_DB, 기본 ./checkpoint.db)")
     args = p.parse_args(argv)
+    settle(args.db or "checkpoint.db", real_env)  # the folder's .env only once trusted (client/core/trust.py)
+    args.db = args.db or os.environ.get("CHECKPOINT_DB") or "checkpoint.db"
     from client.ui.i18n import t
     from client.engine.store import StoreError, mask_url
 

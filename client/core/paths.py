@@ -34,9 +34,10 @@ def user_mcp_config() -> Path:
     return config_dir() / "mcp.json"
 
 
-def default_db() -> str:
-    """`./checkpoint.db` when it exists, else the per-user database."""
-    if Path(LOCAL_DB).is_file():
+def default_db(local: bool = False) -> str:
+    """`./checkpoint.db` when it exists and the working folder is trusted (`local`,
+    client/core/trust.py), else the per-user database."""
+    if local and Path(LOCAL_DB).is_file():
         return LOCAL_DB
     return str(data_dir() / LOCAL_DB)
 

@@ -16,9 +16,10 @@ from client.core.config import ConfigError, Settings
 from client.core.secrets import settings_secrets
 from client.ui.options import add_chat_options, add_common_options, add_db_option, resolve, resolve_db
 from client.ui.i18n import t, tr
-from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir, user_env_file
+from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir
+from client.ui.trust import load_user_env, run_trust, settle
 
-SUBCOMMANDS = ("chat", "threads", "export", "delete", "completion", "daemon", "local")
+SUBCOMMANDS = ("chat", "threads", "export", "delete", "trust", "completion", "daemon", "local")
 SHELLS = ("bash", "zsh")
 EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
 
@@ -64,6 +65,7 @@ def _commands_epilog() -> str:
         ("mcp-chat threads", tr("세션 목록", "list sessions")),
         ("mcp-chat export ID [--format md|json]", tr("세션 전체 기록 출력", "print a session's full transcript")),
         ("mcp-chat delete ID", tr("세션 삭제", "delete a session")),
+        ("mcp-chat trust [DIR] [--revoke]", tr("폴더의 .env와 checkpoint.db 신뢰 (또는 취소)", "trust a folder's .env and checkpoint.db (or stop)")),
         ("mcp-chat completion bash|zsh", tr("셸 자동 완성 스크립트 출력", "print a shell completion script")),
         ("mcp-chat daemon status|stop", tr("미리 적재된 백그라운드 프로세스", "the pre-imported background process")),
         ("mcp-chat local status|stop", tr("켜 둔 로컬 모델 서버", "the local model server kept warm")),
@@ -95,6 +97,11 @@ def build_parser(completion: bool = False) -> argparse.ArgumentParser:
     de = sub.add_parser("delete", prog="mcp-chat delete", help=tr("세션 삭제", "delete a session"))
     de.add_argument("thread", metavar="ID", help=tr("세션 ID", "session id"))
     add_db_option(de)
+    tr_ = sub.add_parser("trust", prog="mcp-chat trust", help=tr("폴더 신뢰", "trust a folder"),
+                         description=tr("폴더의 .env와 ./checkpoint.db를 쓰도록 신뢰합니다 (사용자별로 기억, .env가 바뀌면 다시 물음)",
+                                        "let mcp-chat use a folder's .env and ./checkpoint.db (remembered per user; a changed .env asks again)"))
+    tr_.add_argument("dir", nargs="?", default=".", metavar="DIR", help=tr("폴더 (기본: 현재 폴더)", "folder (default: the working folder)"))
+    tr_.add_argument("--revoke", action="store_true", help=tr("신뢰 취소", "stop trusting it"))
     co = sub.add_parser("completion", prog="mcp-chat completion", help=tr("셸 자동 완성 스크립트", "shell completion script"),
                         description=tr("예: mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat",
                                        "e.g. mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat"))
@@ -102,19 +109,9 @@ def build_parser(completion: bool = False) -> argparse.ArgumentParser:
     from client.ui import background
 
     background.add_commands(sub)  # mcp-chat daemon|local status|stop
-    for sp in (th, ex, de):
+    for sp in (th, ex, de, tr_):
         add_common_options(sp)
     return p
-
-
-def load_env() -> None:
-    """`.env` in the working folder, then the per-user one; real environment variables win."""
-    from dotenv import load_dotenv
-
-    load_dotenv(".env", override=False)
-    user_env = user_env_file()
-    if user_env.is_file():
-        load_dotenv(user_env, override=False)
 
 
 def _lang_of(argv: list[str]) -> str:
@@ -217,7 +214,7 @@ def client_features(settings: Settings, model: object):  # -> ClientFeatures
 
     return ClientFeatures(yes=settings.yes, sampler=make_sampler(model, settings.model),  # type: ignore[arg-type]
                           budget=settings.max_input_tokens, max_output=settings.max_output_tokens,
-                          roots=[Path.cwd(), *(Path(r) for r in settings.roots)], user=settings.user)
+                          roots=[Path(r) for r in settings.roots], user=settings.user)  # never the cwd unasked
 
 
 def _missing_file(db: str) -> bool:
@@ -306,6 +303,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return asyncio.run(run_export(resolve_db(args), args.thread, args.format))
     if args.cmd == "delete":
         return asyncio.run(run_delete(resolve_db(args), args.thread))
+    if args.cmd == "trust":
+        return run_trust(args.dir, args.revoke, args.real_env)
     if args.cmd in ("daemon", "local"):
         from client.ui import background
 
@@ -317,12 +316,16 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] not in SUBCOMMANDS:
         argv = ["chat", *argv]  # `mcp-chat --help` is the chat's help
-    load_env()
+    real_env = set(os.environ)  # the user's own environment, before any .env
+    load_user_env()
     i18n.set_lang(_lang_of(argv))
     debug = "--debug" in argv
     try:
         args = build_parser().parse_args(argv)
         args.lang = getattr(args, "lang", None)
+        args.real_env = real_env
+        if args.cmd not in ("trust", "completion"):  # the working folder's .env and ./checkpoint.db
+            args.folder_trusted = settle(getattr(args, "db", None), real_env)
         return dispatch(args)
     except ConfigError as e:
         print(t(e.key, **e.fmt), file=sys.stderr)

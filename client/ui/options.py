@@ -98,13 +98,14 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
                    help=tr("도구 호출·샘플링·입력 요청을 묻지 않고 모두 허용 (스크립트용, env MCP_CHAT_YES=1)",
                            "approve every tool call, sampling and elicitation without asking (scripts; env MCP_CHAT_YES=1)"))
     p.add_argument("--root", action="append", metavar="DIR",
-                   help=tr("MCP 서버에 알릴 폴더 (현재 폴더 외에 추가, 여러 번 지정 가능, env MCP_CHAT_ROOTS=a:b)",
-                           "folder offered to MCP servers besides the current one, repeatable (env MCP_CHAT_ROOTS=a:b)"))
+                   help=tr("MCP 서버에 루트로 알릴 폴더, 여러 번 지정 가능 (env MCP_CHAT_ROOTS=a:b; 기본 없음, 현재 폴더는 --root .)",
+                           "folder offered to MCP servers as a root, repeatable (env MCP_CHAT_ROOTS=a:b; default none, "
+                           "the current folder: --root .)"))
     add_common_options(p)
 
 
 def resolve_db(args: argparse.Namespace) -> str:
-    return args.db or os.environ.get("CHECKPOINT_DB") or default_db()
+    return args.db or os.environ.get("CHECKPOINT_DB") or default_db(getattr(args, "folder_trusted", False))
 
 
 def resolve_once(args: argparse.Namespace, s: Settings) -> None:

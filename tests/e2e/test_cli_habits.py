@@ -205,8 +205,9 @@ def test_xdg_data_home_and_local_checkpoint_db(runner, llm, tmp_path):
     r = runner("-p", "안녕", "--thread", "x", db=False, env={"XDG_DATA_HOME": str(data)})
     assert r.code == 0, r.err
     assert (data / "mcp-chat" / "checkpoint.db").is_file()
-    # the cookbook's layout: ./checkpoint.db, when it exists, wins over the per-user one
+    # the cookbook's layout: ./checkpoint.db, when it exists in a trusted folder, wins over the per-user one
     shutil.copy(data / "mcp-chat" / "checkpoint.db", tmp_path / "checkpoint.db")
+    assert runner("trust", db=False).code == 0
     runner("-p", "로컬", "--thread", "local-only", db=False, env={"XDG_DATA_HOME": str(data)})
     assert runner("threads", "--db", str(tmp_path / "checkpoint.db"), db=False).out.count("\t") == 6
     assert "local-only" not in runner("threads", "--db", str(data / "mcp-chat" / "checkpoint.db"), db=False).out
@@ -225,7 +226,8 @@ def test_user_env_file_and_working_folder_env(runner, llm, tmp_path):
     assert r.code == 0, r.err
     assert llm.chat_requests()[-1]["model"] == "HCX-DASH-002"
     assert "Current session ID:" in r.err  # MCP_CHAT_LANG from the user's .env
-    (tmp_path / ".env").write_text("CLOVA_STUDIO_MODEL=HCX-007\n")  # the working folder's .env first
+    (tmp_path / ".env").write_text("CLOVA_STUDIO_MODEL=HCX-007\n")  # a trusted working folder's .env first
+    assert runner("trust", db=False).code == 0
     runner("-p", "둘", "--new")
     assert llm.chat_requests()[-1]["model"] == "HCX-007"
     runner("-p", "셋", "--new", env={"CLOVA_STUDIO_MODEL": "HCX-005"})  # real environment wins

@@ -68,7 +68,7 @@ def test_elicitation_piped_is_declined_and_yes_keeps_required_fields_honest(chat
     assert "decline" in tool_results(llm.chat_requests())["trigger-elicitation-request"][0]
 
 
-def test_roots_are_the_working_folder_and_configured_roots_and_changes_are_announced(chat, llm, everything_js, tmp_path):
+def test_roots_are_only_the_configured_ones_and_changes_are_announced(chat, llm, everything_js, tmp_path):
     extra, later = tmp_path / "extra-root", tmp_path / "later-root"
     extra.mkdir()
     later.mkdir()
@@ -76,7 +76,7 @@ def test_roots_are_the_working_folder_and_configured_roots_and_changes_are_annou
                                              call_line("get-roots-list", {})], "--root", str(extra))
     assert r.code == 0, r.err
     first, second = tool_results(llm.chat_requests())["get-roots-list"]
-    assert f"URI: {tmp_path.resolve().as_uri()}" in first
+    assert f"URI: {tmp_path.resolve().as_uri()}\n" not in first + "\n"  # the working folder only when asked for
     assert f"URI: {extra.resolve().as_uri()}" in first and later.resolve().as_uri() not in first
     # server-everything caches the roots and asks again only on roots/list_changed
     assert f"URI: {later.resolve().as_uri()}" in second

@@ -84,3 +84,21 @@ async def test_sampling_needs_approval_and_fits_the_budget():
     ok = await ClientFeatures(yes=True, sampler=sampler, max_output=256).sample("s", params)
     assert isinstance(ok, types.CreateMessageResult) and ok.content.text == "ok"
     assert calls[0][2] == 256  # capped to our output budget
+
+
+# -- roots never widen access -------------------------------------------------------
+def test_a_server_that_names_its_directories_is_offered_no_roots(tmp_path):
+    from client.engine.mcp.features import ClientFeatures
+    from client.engine.mcp.specs import ServerSpec, names_directories
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    fs = ServerSpec("fs", "stdio", command="npx", args=["-y", "@modelcontextprotocol/server-filesystem", str(notes)])
+    flag = ServerSpec("f2", "stdio", command="srv", args=[f"--allowed-dir={notes}"])
+    rel = ServerSpec("f3", "stdio", command="srv", args=["notes"], cwd=str(tmp_path))
+    plain = ServerSpec("plain", "stdio", command="node", args=[str(tmp_path / "index.js"), "stdio"])
+    remote = ServerSpec("web", "http", url="http://127.0.0.1:1/mcp")
+    assert [names_directories(s) for s in (fs, flag, rel, plain, remote)] == [True, True, True, False, False]
+    f = ClientFeatures(roots=[tmp_path], own_dirs={"fs"})
+    assert f.list_roots("fs").roots == [] and [str(r.uri) for r in f.list_roots("plain").roots] == [tmp_path.resolve().as_uri()]
+    assert ClientFeatures().list_roots("plain").roots == []  # nothing offered unless the user asked

@@ -132,7 +132,8 @@ class ClientFeatures:
     sampler: Sampler | None = None  # the configured chat model, without tools
     budget: int = 0  # input tokens a sampling request may use (0: unlimited)
     max_output: int = 1024
-    roots: list[Path] = field(default_factory=lambda: [Path.cwd()])
+    roots: list[Path] = field(default_factory=list)  # only what the user offered (--root, MCP_CHAT_ROOTS, /roots)
+    own_dirs: set[str] = field(default_factory=set)  # servers whose entry names its directories: offered no roots
     on_event: EventSink | None = None
     user: str = "user"  # whose OAuth tokens (client/engine/mcp/oauth.py)
     open_url: Callable[[str], None] | None = None  # the UI's browser opener (None: only print the URL)
@@ -171,7 +172,7 @@ class ClientFeatures:
             return await self.sample(server, params)
 
         async def roots(ctx: Any) -> types.ListRootsResult:
-            return self.list_roots()
+            return self.list_roots(server)
 
         return {"elicitation_callback": elicit, "sampling_callback": sample, "list_roots_callback": roots,
                 "client_info": client_info()}
@@ -236,15 +237,20 @@ class ClientFeatures:
                                          model=model, stopReason="endTurn")
 
     # -- roots ------------------------------------------------------------------
-    def list_roots(self) -> types.ListRootsResult:
+    def list_roots(self, server: str | None = None) -> types.ListRootsResult:
+        """Roots never widen access: a server started with its own directories gets none
+        (server-filesystem would replace its directories with them)."""
+        roots = [] if server in self.own_dirs else self.roots
         return types.ListRootsResult(roots=[types.Root(uri=p.resolve().as_uri(), name=p.resolve().name or str(p))
-                                            for p in self.roots])
+                                            for p in roots])
 
     async def set_roots(self, roots: list[Path]) -> int:
         """Replace the roots and tell every connected server; the number told."""
         self.roots = list(roots)
         told = 0
-        for session in list(self.sessions.values()):
+        for name, session in list(self.sessions.items()):
+            if name in self.own_dirs:
+                continue
             try:
                 await session.send_roots_list_changed()
                 told += 1

@@ -9,13 +9,13 @@ ignored, never trusted.
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from client.engine.private_json import read_private_json, write_private_json
 
 
 @dataclass(frozen=True)
@@ -55,18 +55,7 @@ class SavedApprovals:
         return keys
 
     def _entries(self) -> list[dict]:
-        try:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        except OSError:
-            return []
-        with os.fdopen(fd, encoding="utf-8") as f:
-            st = os.fstat(f.fileno())
-            if st.st_mode & 0o022 or (hasattr(os, "geteuid") and st.st_uid != os.geteuid()):
-                return []  # someone else could have approved tools for us
-            try:
-                doc = json.load(f)
-            except (ValueError, UnicodeDecodeError):
-                return []
+        doc = read_private_json(self.path)
         items = doc.get("allow") if isinstance(doc, dict) else None
         return [e for e in items or [] if isinstance(e, dict)
                 and all(isinstance(e.get(k), str) for k in ("server", "where", "tool"))]
@@ -85,17 +74,6 @@ class SavedApprovals:
         return n
 
     def _write(self, entries: list[dict]) -> str | None:
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd, tmp = tempfile.mkstemp(prefix=".permissions-", dir=self.path.parent)  # 0600
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    json.dump({"version": 1, "allow": entries}, f, ensure_ascii=False, indent=2)
-                os.replace(tmp, self.path)
-            except OSError:
-                os.unlink(tmp)
-                raise
-        except OSError as e:
-            return f"{self.path}: {e.strerror or type(e).__name__}"
+        err = write_private_json(self.path, {"version": 1, "allow": entries})
         self._cache = None
-        return None
+        return err

@@ -27,7 +27,7 @@ from mcp.client.streamable_http import streamablehttp_client
 from client.core.childenv import child_env
 from client.core.faults import one_line
 from client.engine.mcp.features import ClientFeatures, client_info
-from client.engine.mcp.specs import ServerSpec
+from client.engine.mcp.specs import ServerSpec, names_directories
 
 # The SDK's task API (SEP-1686) warns it is experimental; we use it only for
 # tools that declare taskSupport "required".
@@ -51,6 +51,8 @@ class ServerConn:
         self.spec = spec
         self.debug = debug
         self.features = features  # elicitation, sampling, roots (None: clientInfo only)
+        if features is not None and names_directories(spec):
+            features.own_dirs.add(spec.name)
         self.state = "idle"  # idle | connecting | connected | dead | failed | closed
         self.error: str | None = None
         self.tools: list[types.Tool] = []

@@ -96,6 +96,21 @@ def bundled_spec(name: str = BUNDLED_NAME, result_chars: int | None = None) -> S
     )
 
 
+def names_directories(spec: ServerSpec) -> bool:
+    """A stdio entry whose arguments name an existing directory (server-filesystem's allowed
+    directories, `--root=DIR`, ...): it has its own access list, which roots would replace."""
+    if spec.transport != "stdio":
+        return False
+    base = Path(spec.cwd or ".")
+    for arg in spec.args:
+        for part in (arg, arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else ""):
+            if part and not part.startswith("-"):
+                path = Path(os.path.expanduser(part))
+                if (path if path.is_absolute() else base / path).is_dir():
+                    return True
+    return False
+
+
 def url_spec(url: str, name: str = "") -> ServerSpec:
     """A `--server-url` entry: streamable HTTP, named after its host."""
     expanded, secrets = _expand(url, name or url, "--server-url")

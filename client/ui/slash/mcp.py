@@ -126,7 +126,7 @@ async def roots(c: SlashContext, arg: str) -> None:
             return
         told = await features.set_roots([*features.roots, path])
         c.r.line(t("roots_changed", n=told))
-    c.r.line(t("roots_list", roots=", ".join(str(p) for p in features.roots)))
+    c.r.line(t("roots_list", roots=", ".join(str(p) for p in features.roots) or t("roots_none")))
 
 
 async def with_mentions(hub: ToolHub, s: Settings, r: Renderer, text: str) -> str:
