@@ -156,65 +156,9 @@ def _stderr_notice(key: str, fmt: dict) -> None:
 
 
 async def _chat(settings: Settings, specs: list) -> int:
-    from client.engine.agent import check_key
-    from client.engine.build import build_session
-    from client.engine.mcp import ToolHub
-    from client.engine.mcp.gate import PermissionGate
-    from client.engine.mcp.permissions import Permissions
-    from client.engine.mcp.saved_approvals import SavedApprovals, approvals_path
-    from client.engine.providers import build_model
-    from client.ui.repl import Repl
-    from client.engine.store import open_store
-    from client.ui.tui import make_renderer
+    from client.ui.startup import chat  # the start, overlapped (issue 30)
 
-    from client.ui.render import Renderer
-
-    # rich at a terminal, plain when piped; -p always plain (one answer, script-friendly)
-    renderer = make_renderer() if settings.prompt is None else Renderer()
-    await check_key(settings)
-    store = await open_store(settings.db)
-    permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), secrets=settings_secrets(settings))
-    summarizer = build_model(settings, with_tools=False, role="summary")
-    features = client_features(settings, summarizer)
-    features.on_event = lambda key, fmt: renderer.notice(t(key, **fmt))  # e.g. an OAuth login URL at start-up
-    from client.engine.mcp.oauth import headless
-
-    if not headless():
-        import webbrowser
-
-        features.open_url = lambda url: webbrowser.open(url, new=2) if renderer.interactive else None
-    hub = ToolHub(specs, settings.debug, permissions, features)  # the REPL injects the terminal approver
-    try:
-        await hub.connect()
-        for server in hub.failed():  # one line per server; the others keep their tools
-            if server.state == "unconfigured" and not settings.require_tools:  # bundled search, no Naver keys
-                renderer.notice(t("search_no_keys"), True)
-                continue
-            key = "mcp_required" if settings.require_tools else "mcp_server_failed"
-            renderer.error(t(key, name=server.spec.name, target=server.spec.where, err=server.error))
-        if hub.failed() and settings.require_tools:
-            return EXIT_RUNTIME
-        gate = PermissionGate(hub.authorize, hub.tool_of, features.drain_journal)
-        session = build_session(settings, store, hub.tools, gate=gate)
-        try:
-            return await Repl(settings, session, hub, renderer).run()
-        except EOFError:
-            return EXIT_OK
-    finally:
-        await hub.aclose()
-        await store.close()
-
-
-def client_features(settings: Settings, model: object):  # -> ClientFeatures
-    """What servers may ask of us: --yes answers, the sampling model, the roots; the REPL adds the forms."""
-    from pathlib import Path
-
-    from client.engine.mcp.features import ClientFeatures
-    from client.engine.mcp.sampling import make_sampler
-
-    return ClientFeatures(yes=settings.yes, sampler=make_sampler(model, settings.model),  # type: ignore[arg-type]
-                          budget=settings.max_input_tokens, max_output=settings.max_output_tokens,
-                          roots=[Path(r) for r in settings.roots], user=settings.user)  # never the cwd unasked
+    return await chat(settings, specs)
 
 
 def _missing_file(db: str) -> bool:

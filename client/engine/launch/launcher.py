@@ -99,10 +99,12 @@ class _Forwarder:
             pass
 
 
-def run(kind: str, module: str, *, interactive: bool = False) -> int | None:
-    """Serve this invocation from the daemon; None: start cold. Non-terminal runs only unless
-    `interactive`."""
-    if not enabled() or (not interactive and _tty()):
+def run(kind: str, module: str) -> int | None:
+    """Serve this invocation from the daemon; None: start cold. Terminal sessions too: the run
+    reads and writes the terminal through the descriptors it was given; job control goes
+    through this process (SIGTSTP stops the run, then this one; SIGCONT on `fg` resumes both),
+    and so do window size changes (SIGWINCH)."""
+    if not enabled():
         return None
     rundir = private_runtime_dir()
     if rundir is None:
@@ -153,13 +155,6 @@ def _debug(text: str) -> None:
     """MCP_CHAT_DAEMON_DEBUG=1: say on stderr why a run starts cold."""
     if os.environ.get("MCP_CHAT_DAEMON_DEBUG") == "1":
         os.write(2, f"mcp-chat launcher: {text}\n".encode("utf-8", "replace"))
-
-
-def _tty() -> bool:
-    try:
-        return os.isatty(0)
-    except OSError:
-        return False
 
 
 def _connect(path: Path) -> socket.socket:
