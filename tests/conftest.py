@@ -17,6 +17,9 @@ from tests.stubs.naver_stub import NaverStub
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_KEY = "sk-test-CLOVA-key-123456"
+# Real cold starts unless a test asks for the pre-imported process (client/engine/launch/,
+# docs/startup.md): tests/launch/ sets MCP_CHAT_DAEMON=1 and a runtime folder of its own.
+os.environ.setdefault("MCP_CHAT_DAEMON", "0")
 
 
 @pytest.fixture
@@ -56,6 +59,7 @@ class ChatRunner:
             "NAVER_CLIENT_SECRET": naver.client_secret,
             "NAVER_API_BASE_URL": naver.base_url,
             "PYTHONUNBUFFERED": "1",
+            "MCP_CHAT_DAEMON": os.environ.get("MCP_CHAT_DAEMON", "0"),
         }
 
     def __call__(self, *args: str, input: str = "", env: dict | None = None, db: bool = True,

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -28,15 +29,17 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 
 
 @pytest.fixture
-def rundir(tmp_path: Path) -> Path:
+def rundir(tmp_path: Path) -> Iterator[Path]:
     d = tmp_path / "rt"
     d.mkdir(mode=0o700)
-    return d
+    yield d
+    run({**probe_env(d), "MCP_CHAT_DAEMON": "0"}, "stop")  # nothing left running after the test
 
 
 def probe_env(rundir: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MCP_CHAT_", "PROBE_"))}
-    env.update({"MCP_CHAT_DAEMON": "1", "MCP_CHAT_RUNTIME_DIR": str(rundir), "PYTHONPATH": str(ROOT)}, **extra)
+    env.update({"MCP_CHAT_DAEMON": "1", "MCP_CHAT_RUNTIME_DIR": str(rundir), "PYTHONPATH": str(ROOT),
+                "MCP_CHAT_DAEMON_IDLE": "120"}, **extra)
     return env
 
 

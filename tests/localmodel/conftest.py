@@ -77,6 +77,7 @@ class LocalChat:
             # each test its own runtime folder; servers stop with their session unless a test keeps them
             "MCP_CHAT_RUNTIME_DIR": str(tmp / "rt"),
             "MCP_CHAT_LOCAL_KEEP_ALIVE": "0",
+            "MCP_CHAT_DAEMON": os.environ.get("MCP_CHAT_DAEMON", "0"),
         }
         if proxy is not None:
             self.env["MCP_CHAT_LOCAL_URL"] = proxy.base_url

@@ -58,8 +58,9 @@ def test_a_second_one_shot_reuses_the_warm_server(own_chat) -> None:
     FIGURES.update({"first_one_shot_s": timings[0], "first_ready_s": timings[1],
                     "second_one_shot_s": timings[2], "second_ready_s": timings[3]})
     assert timings[3] < timings[1]  # reused: no load of the weights
-    stop = own_chat("local", "stop", env={**env, "MCP_CHAT_LANG": "en"})
-    assert stop.code == 0 and f"(pid {pid})" in stop.out
+    stop = subprocess.run([sys.executable, "-m", "client", "local", "stop"], capture_output=True, text=True,
+                          env={**own_chat.env, **env, "MCP_CHAT_LANG": "en"}, timeout=60)
+    assert stop.returncode == 0 and f"(pid {pid})" in stop.stdout, stop.stderr
     assert wait_dead(pid)
 
 

@@ -7,8 +7,9 @@ background for the next runs. While the run lives this process forwards the sign
 (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1/2, SIGCONT; SIGTSTP stops the run and then
 itself), and at the end it exits as the run did: the same code, or killed by the same signal.
 
-MCP_CHAT_DAEMON=0 turns it off (always cold); MCP_CHAT_RUNTIME_DIR names the runtime folder
-(tests share one); MCP_CHAT_DAEMON_IDLE is the daemon's idle timeout in seconds.
+On by default (Linux); MCP_CHAT_DAEMON=0 turns it off (always cold); MCP_CHAT_RUNTIME_DIR names
+the runtime folder (tests share one); MCP_CHAT_DAEMON_IDLE is the daemon's idle timeout in
+seconds; MCP_CHAT_DAEMON_DEBUG=1 says on stderr why a run starts cold.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ _SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "
 
 def enabled(env: dict[str, str] | None = None) -> bool:
     env = os.environ if env is None else env
-    if env.get("MCP_CHAT_DAEMON", "").strip() != "1":
+    if env.get("MCP_CHAT_DAEMON", "").strip() == "0":
         return False
     return (sys.platform.startswith("linux") and hasattr(os, "pidfd_open") and not sys.flags.inspect
             and not ({"importtime", "dev", "tracemalloc"} & set(sys._xoptions)))
