@@ -16,7 +16,8 @@ from client.engine.build import build_session  # noqa: E402
 from client.core.config import Settings  # noqa: E402
 from client.core.context.policy import ContextSettings  # noqa: E402
 from client.engine.mcp import ToolHub  # noqa: E402
-from client.engine.session import ChatSession, TurnDone  # noqa: E402
+from client.engine.events import TurnDone  # noqa: E402
+from client.engine.session import ChatSession  # noqa: E402
 from client.engine.store import open_store  # noqa: E402
 from tests.stubs.llm_stub import LLMStub  # noqa: E402
 from tests.stubs.naver_stub import NaverStub  # noqa: E402

@@ -20,6 +20,7 @@ real-model suite runs (tests/localmodel/test_retention.py).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import asyncio
 import os
 import re
@@ -37,7 +38,8 @@ from client.engine.build import build_session  # noqa: E402
 from client.core.config import Settings  # noqa: E402
 from client.ui.options import add_chat_options, resolve  # noqa: E402
 from client.core.context.policy import ContextSettings  # noqa: E402
-from client.engine.session import Notice, TurnDone  # noqa: E402
+from client.engine.events import Notice, TurnDone  # noqa: E402
+from client.engine.providers import Runtime  # noqa: E402
 from client.engine.store import open_store  # noqa: E402
 from client.core.context.budget import estimate_text_tokens  # noqa: E402
 
@@ -195,10 +197,10 @@ def settings_for(provider: str, base_url: str | None, answer_tokens: int = 160) 
         argv += ["--base-url", base_url or "", "--model", "stub"]
         os.environ.setdefault("OPENAI_MODEL", "stub")
     s = resolve(p.parse_args(argv))
-    s.max_output_tokens = min(s.max_output_tokens, answer_tokens)  # short answers: the facts, not prose, are tested
-    s.timeout = max(s.timeout, 600.0)  # a loaded shared machine: prompt processing alone can pass 120 s
-    s.system_prompt += BRIEF
-    return s
+    return dataclasses.replace(
+        s, max_output_tokens=min(s.max_output_tokens, answer_tokens),  # short answers: the facts, not prose, are tested
+        timeout=max(s.timeout, 600.0),  # a loaded shared machine: prompt processing alone can pass 120 s
+        system_prompt=s.system_prompt + BRIEF)
 
 
 def recalled(answer: str, accepted: list[str]) -> bool:
@@ -207,16 +209,14 @@ def recalled(answer: str, accepted: list[str]) -> bool:
 
 
 async def run_one(base: Settings, lang: str, policy: str, pause: float, db: str,
-                  conversations: dict[str, dict] | None = None) -> Run:
+                  conversations: dict[str, dict] | None = None, runtime: Runtime | None = None) -> Run:
     strategy, max_turns, after = POLICIES[policy]
-    s = Settings(**{**base.__dict__})
-    s.context = ContextSettings(strategy, max_turns, after)  # type: ignore[arg-type]
-    s.db = db
+    s = dataclasses.replace(base, context=ContextSettings(strategy, max_turns, after), db=db,  # type: ignore[arg-type]
+                            interactive=pause > 0)  # a person at a terminal: summaries in the background
     store = await open_store(db)
     run = Run(lang, policy)
     try:
-        session = build_session(s, store, [])  # as the client builds it (no tools here)
-        session.wait_for_summary = pause <= 0  # a person at a terminal: summaries in the background
+        session = build_session(s, store, [], runtime=runtime)  # as the client builds it (no tools here)
         await session.open(f"{lang}-{policy}")
         conv = (conversations or CONVERSATIONS)[lang]
         messages = [*conv["turns"], *(q for q, _ in conv["probes"])]
@@ -338,14 +338,15 @@ async def main_async(args: argparse.Namespace) -> list[Run]:
         os.environ.setdefault("LANGCHAIN_OPENAI_STREAM_CHUNK_TIMEOUT_S", "600")
         s = settings_for(args.provider, stub.base_url if stub else None, args.answer_tokens)
         runs: list[Run] = []
-        async with get_provider(s.provider).runtime(s, lambda key, fmt: print(t(key, **fmt), file=sys.stderr)):
+        async with get_provider(s.provider).runtime(s, lambda key, fmt: print(t(key, **fmt), file=sys.stderr)) as runtime:
             if s.provider == "local" and "summarize" in args.policies and args.pause > 0:
-                await _summary_server_ready(s)
+                await _summary_server_ready(runtime)
             with tempfile.TemporaryDirectory() as tmp:
                 for lang in args.langs.split(","):
                     for policy in args.policies.split(","):
                         t0 = time.perf_counter()
-                        r = await run_one(s, lang, policy, args.pause, str(Path(tmp) / f"{lang}-{policy}.db"))
+                        r = await run_one(s, lang, policy, args.pause, str(Path(tmp) / f"{lang}-{policy}.db"),
+                                          runtime=runtime)
                         runs.append(r)
                         print(f"[{lang}/{policy}] {r.recalled}/{r.probes} facts, final request {r.final_tokens} "
                               f"tokens, {time.perf_counter() - t0:.0f}s, turn times "
@@ -361,13 +362,13 @@ async def main_async(args: argparse.Namespace) -> list[Run]:
             stub.stop()
 
 
-async def _summary_server_ready(s: Settings, timeout: float = 300.0) -> None:
+async def _summary_server_ready(runtime: Runtime, timeout: float = 300.0) -> None:
     """Measure the client as a person meets it a minute after start: background summaries on
     the niced summary server (client/engine/local/server.py), not on the chat's while it loads."""
     deadline = time.monotonic() + timeout
-    while not s.summary_base_url and time.monotonic() < deadline:
+    while not runtime.summary_base_url and time.monotonic() < deadline:
         await asyncio.sleep(0.5)
-    print(f"[summary server] {s.summary_base_url or 'not ready: background summaries use the chat server'}",
+    print(f"[summary server] {runtime.summary_base_url or 'not ready: background summaries use the chat server'}",
           flush=True)
 
 

@@ -61,7 +61,7 @@ async def resume_time(llm: LLMStub, db: str, policy: str, thread: str) -> float:
     t0 = time.perf_counter()
     async with client_stack(llm, db, policy, tools=False) as session:
         await session.open(thread)
-        await session.load()
+        await session.threads.load()
     return time.perf_counter() - t0
 
 

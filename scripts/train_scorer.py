@@ -152,8 +152,9 @@ async def judge(argv: list[str], limit: int | None) -> None:
     todo = [t for t in dict.fromkeys(held + played) if t not in scores]
     random.Random(SEED).shuffle(todo)  # mixed batches, as a session's bullets are
     started = time.monotonic()
-    async with get_provider(settings.provider).runtime(settings) as s:
-        model = build_model(s, with_tools=False)
+    async with get_provider(settings.provider).runtime(settings) as runtime:
+        s = settings
+        model = build_model(s, runtime, with_tools=False)
         for i in range(0, len(todo), JUDGE_BATCH):
             batch = todo[i : i + JUDGE_BATCH]
             body = "\n".join(f"{j}. {t}" for j, t in enumerate(batch, 1))

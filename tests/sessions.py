@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from client.core.config import Settings
-from client.engine.memory.manager import MemoryManager
-from client.engine.models import build_stack
-from client.engine.session import ChatSession, TurnDone
+from client.engine.build import build_session
+from client.engine.events import TurnDone
+from client.engine.session import ChatSession
 from client.engine.store import Store, open_store
 
 
@@ -16,11 +18,11 @@ class Sessions:
         self.stores: list[Store] = []
 
     async def open(self, settings: Settings, *, memory_user: str | None = None) -> ChatSession:
+        """As the client builds it (no tools); long-term memory for `memory_user` when given."""
         store = await open_store(settings.db)
         self.stores.append(store)
-        agent, mw, summarizer = build_stack(settings, [], store.checkpointer)
-        mem = MemoryManager(store, summarizer, memory_user) if memory_user else None
-        return ChatSession(settings, store, agent, mw, summarizer, mem)
+        settings = dataclasses.replace(settings, memory=memory_user is not None, user=memory_user or settings.user)
+        return build_session(settings, store, [])
 
     async def close(self) -> None:
         for store in self.stores:

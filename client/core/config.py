@@ -49,12 +49,16 @@ class ConfigError(Exception):
         self.fmt = fmt
 
 
-@dataclass
+@dataclass(frozen=True)
 class Settings:
+    """What a chat runs with, resolved once (client/ui/options.py) and frozen: a value. A changed
+    value is a new Settings (dataclasses.replace), e.g. for another model (client/engine/models.py);
+    what a provider's runtime learns while the chat runs travels in client/engine/providers.Runtime."""
+
     db: str = "checkpoint.db"
     thread: str | None = None
     new: bool = False
-    server_urls: list[str] = field(default_factory=list)  # --server-url (repeatable) / MCP_SERVER_URL
+    server_urls: tuple[str, ...] = ()  # --server-url (repeatable) / MCP_SERVER_URL
     mcp_config: str | None = None  # --mcp-config / MCP_CONFIG: mcpServers JSON file
     with_search: bool = False  # keep the bundled search server alongside configured ones
     model: str = DEFAULT_MODEL
@@ -62,8 +66,7 @@ class Settings:
     base_url: str = DEFAULT_BASE_URL
     provider: str = "clova"  # clova | openai | local (client/engine/providers.py)
     provider_auto: bool = False  # local chosen because no CLOVA key was configured
-    summary_base_url: str = ""  # local: the niced server for background summaries, once it is ready
-    chat_slot: int | None = None  # local: the server slot the chat keeps (its prompt cache); summaries the other
+    interactive: bool = False  # a person at a terminal (decided once by the ui: stdin is a terminal)
     context: ContextSettings = field(default_factory=ContextSettings)
     max_input_tokens: int = 0
     budget_explicit: bool = False  # --max-input-tokens / MAX_INPUT_TOKENS given: /model keeps it
@@ -82,9 +85,12 @@ class Settings:
     prompt: str | None = None  # -p: the one message (stdin already read); None: a chat
     output_format: str = "text"  # -p: text | json
     require_tools: bool = False
-    roots: list[str] = field(default_factory=list)  # --root (repeatable) / MCP_CHAT_ROOTS: offered besides the cwd
+    roots: tuple[str, ...] = ()  # --root (repeatable) / MCP_CHAT_ROOTS: offered besides the cwd
     yes: bool = False  # --yes / MCP_CHAT_YES: approve every tool call without asking (scripts)
     timeout: float = 120.0
+    temperature: float | None = None  # MCP_CHAT_TEMPERATURE: openai/local sampling temperature (None: the provider's)
+    local_url: str = ""  # MCP_CHAT_LOCAL_URL: local, a llama-server already running (none is started)
+    summary_server: bool | None = None  # MCP_CHAT_SUMMARY_SERVER: local, the niced summary server (None: at a terminal)
     system_prompt: str = (
         "당신은 친절한 AI 어시스턴트입니다. 사용자의 질문에 대해 신뢰할 수 있는 정보만 근거로 삼아 답변하세요. "
         "최신 정보나 사실 확인이 필요하면 검색 도구를 사용하세요."

@@ -11,44 +11,31 @@ from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResp
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
-from langgraph.config import get_stream_writer
 
 from client.core.config import Settings
 from client.core.faults import MAX_TRIES, AuthError, IncompleteResponse, with_retries
 from client.core.context.budget import Calibration, estimate_messages_tokens, fit_to_budget
-from client.engine.providers import tool_schemas
+from client.engine.providers import Runtime, tool_schemas
+from client.engine.events import RequestStats, notify
 from client.engine.limits import DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_TOOL_CALLS, TurnLimits
 from client.engine.toolcalls import StrictToolArgs
 
 
-async def check_key(settings: Settings) -> None:
+async def check_key(settings: Settings, runtime: Runtime | None = None) -> None:
     """Start-up probe: a rejected key (401/403) ends the program before the
     first prompt. Anything else (no /models route, network) is left to the
     first real request."""
     import httpx
 
+    runtime = runtime or Runtime.of(settings)
     try:
         async with httpx.AsyncClient(timeout=5) as client:
-            r = await client.get(settings.base_url.rstrip("/") + "/models",
-                                 headers={"Authorization": f"Bearer {settings.api_key}"})
+            r = await client.get(runtime.base_url.rstrip("/") + "/models",
+                                 headers={"Authorization": f"Bearer {runtime.key(settings)}"})
     except httpx.HTTPError:
         return
     if r.status_code in (401, 403):
         raise AuthError(f"HTTP {r.status_code}")
-
-
-@dataclass
-class RequestStats:
-    """What the last model request of a turn looked like."""
-
-    estimated: int = 0
-    reported: int | None = None
-    output: int | None = None
-    dropped_turns: int = 0
-    calls: int = 0
-    input_total: int = 0
-    output_total: int = 0
-    model_seconds: float = 0.0  # inside model calls (HTTP + SDK), to tell client work apart
 
 
 @dataclass
@@ -73,6 +60,18 @@ class ContextMiddleware(AgentMiddleware):
     def name(self) -> str:  # type: ignore[override]
         return "ContextMiddleware"
 
+    def request_tokens(self, messages: list[BaseMessage]) -> int:
+        """Estimated tokens of a request of `messages` with the tool list, calibrated."""
+        return self.tools_tokens + self.calibration.scale(estimate_messages_tokens(messages))
+
+    def fit(self, messages: list[BaseMessage]) -> tuple[list[BaseMessage], int]:
+        """`messages` fitted into the budget: (request, turns dropped)."""
+        return fit_to_budget(messages, self.budget, self.tools_tokens, self.calibration.ratio)
+
+    def start_turn(self, dropped: int = 0, model_seconds: float = 0.0) -> None:
+        """A turn begins: its stats start from the turns the fit dropped and the summary's time."""
+        self.stats = RequestStats(dropped_turns=dropped, model_seconds=model_seconds)
+
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> ModelResponse:
@@ -89,7 +88,7 @@ class ContextMiddleware(AgentMiddleware):
             estimate = self.tools_tokens + estimate_messages_tokens(fitted)
             if self.debug:  # shape only: never content, headers or keys
                 roles = ",".join(type(m).__name__.replace("Message", "") for m in fitted)
-                _notify("debug_request", {"n": attempt, "count": len(fitted), "roles": roles,
+                notify("debug_request", {"n": attempt, "count": len(fitted), "roles": roles,
                                           "tokens": estimate, "budget": budget})
             started = time.perf_counter()
             try:
@@ -102,10 +101,10 @@ class ContextMiddleware(AgentMiddleware):
         def trim_harder() -> None:  # the model said the input is too long: once, with half the budget
             nonlocal budget
             budget //= 2
-            _notify("context_retry", {})
+            notify("context_retry", {})
 
         def retrying(err: str, delay: float, n: int) -> None:
-            _notify("retrying", {"err": err, "delay": delay, "n": n, "total": MAX_TRIES})
+            notify("retrying", {"err": err, "delay": delay, "n": n, "total": MAX_TRIES})
 
         response = await with_retries(call, on_retry=retrying, on_context=trim_harder)
         usage = next(
@@ -128,14 +127,6 @@ def _check_complete(response: ModelResponse) -> None:
     for m in response.result:
         if isinstance(m, AIMessage) and not (m.response_metadata or {}).get("finish_reason"):
             raise IncompleteResponse("stream ended early")
-
-
-def _notify(key: str, fmt: dict[str, Any]) -> None:
-    """A notice on the graph's custom stream (shown by the REPL at once)."""
-    try:
-        get_stream_writer()({"notice": key, "fmt": fmt})
-    except Exception:  # noqa: BLE001 - outside a graph run: nobody to tell
-        pass
 
 
 def flatten_content(content: Any) -> str:

@@ -1,5 +1,5 @@
-"""One way to put a chat together: model, agent, summarizer, memory and session, for the
-command line and the benches alike (so a bench measures what users run)."""
+"""One way to put a chat together: the model stack, memory and session, for the command line
+and the benches alike (so a bench measures what users run)."""
 
 from __future__ import annotations
 
@@ -9,21 +9,27 @@ from client.core.config import Settings
 from client.engine.store import Store
 
 if TYPE_CHECKING:
+    from client.engine.models import Models
+    from client.engine.providers import Runtime
     from client.engine.session import ChatSession
 
 
-def build_session(settings: Settings, store: Store, tools: list, *, gate: Any = None) -> ChatSession:
+def build_session(settings: Settings, store: Store, tools: list, *, runtime: Runtime | None = None,
+                  models: Models | None = None, gate: Any = None) -> ChatSession:
     """A ChatSession over an open store and connected tools (both owned by the caller);
-    long-term memory when settings.memory is on."""
-    from client.engine.models import build_stack
+    long-term memory when settings.memory is on. `models`: the session's model owner when it
+    already exists (the command line builds it before the MCP servers, for sampling), else one
+    is built from `settings` and `runtime`."""
+    from client.engine.models import Models
     from client.engine.session import ChatSession
 
-    agent, mw, summarizer = build_stack(settings, tools, store.checkpointer, gate)
+    models = models or Models(settings, runtime)
+    models.attach(tools, store.checkpointer, gate)
     memory = None
     if settings.memory:
         from client.engine.memory.manager import MemoryManager
 
-        memory = MemoryManager(store, summarizer, settings.user, threshold=settings.memory_threshold,
+        memory = MemoryManager(store, models, settings.user, threshold=settings.memory_threshold,
                                top_k=settings.memory_top_k, budget_tokens=settings.memory_budget,
                                scorer=settings.memory_scorer)
-    return ChatSession(settings, store, agent, mw, summarizer, memory)
+    return ChatSession(models, store, memory)

@@ -16,9 +16,9 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
-from langgraph.config import get_stream_writer
 
 from client.core.context.turns import is_turn_start, text_of
+from client.engine.events import notify
 
 DEFAULT_MAX_MODEL_CALLS = 12
 DEFAULT_MAX_TOOL_CALLS = 20
@@ -113,7 +113,7 @@ class TurnLimits(AgentMiddleware):
         if why is None or not request.tools:
             return await handler(request)
         done = tally(tail)
-        _notify("turn_capped_" + why, {"calls": done.model_calls + 1, "tools": done.tool_calls,
+        notify("turn_capped_" + why, {"calls": done.model_calls + 1, "tools": done.tool_calls,
                                        "max": self.max_model_calls, "repeat": done.worst_repeat})
         response = await handler(request.override(tools=[], messages=with_final_note(request.messages)))
         for m in response.result:  # whatever the model does, this call ends the turn
@@ -137,10 +137,3 @@ class TurnLimits(AgentMiddleware):
         if done + position >= self.max_tool_calls or repeated:
             return ToolMessage(content=BLOCKED_TEXT, tool_call_id=call["id"], name=call["name"], status="error")
         return await handler(request)
-
-
-def _notify(key: str, fmt: dict[str, Any]) -> None:
-    try:
-        get_stream_writer()({"notice": key, "fmt": fmt})
-    except Exception:  # noqa: BLE001 - outside a graph run: nobody to tell
-        pass

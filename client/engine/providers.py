@@ -7,15 +7,17 @@ calibration prior of the token estimate, how large tool results may be, how to b
 model, how to count the tool list it sends, and what must run while a chat lasts.
 
 Light at import (no langchain): the command line reads the registry before `--help`.
-Nothing here prints or writes os.environ; notices go out as (key, fields) to the caller.
+Nothing here prints, reads settings from the environment or writes to Settings (a frozen value):
+settling returns a new Settings, and what a running provider learns (the local server's URL, the
+chat's slot, the summary server once it answers) is a `Runtime`, passed along. Notices go out
+as (key, fields) to the caller.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
-import os
-import sys
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
@@ -48,6 +50,34 @@ def _ignore(key: str, fmt: dict[str, Any]) -> None:
     pass
 
 
+@dataclass
+class Runtime:
+    """What a provider's runtime learns while the chat runs (Settings stay what was resolved).
+
+    `base_url`: where the chat model answers (local: the server it started); `chat_slot`: the
+    server slot the chat keeps (its prompt cache; summaries use the other); `summary_base_url`:
+    the niced server for background summaries, set once it answers (read when a summary starts).
+    """
+
+    base_url: str
+    chat_slot: int | None = None
+    summary_base_url: str = ""
+    api_key: str | None = None  # local: the key its server requires (client/engine/local/keeper.py)
+
+    @classmethod
+    def of(cls, s: Settings) -> Runtime:
+        """Nothing learnt: the endpoint the settings name."""
+        return cls(s.base_url)
+
+    def summary_server(self) -> Runtime | None:
+        """The runtime of the summary server, once it is ready (None before)."""
+        return Runtime(self.summary_base_url, api_key=self.api_key) if self.summary_base_url else None
+
+    def key(self, s: Settings) -> str | None:
+        """The key requests to this endpoint carry: the runtime's own, else the settings'."""
+        return self.api_key or s.api_key
+
+
 @dataclass(frozen=True)
 class Provider:
     """Facts and behaviour of one provider. Subclasses override what differs."""
@@ -67,11 +97,12 @@ class Provider:
         """(input window, reserved output) of `model`."""
         return self.windows.get(model, (self.window, self.reserved_output))
 
-    def settle(self, s: Settings, *, model: str | None, base_url: str | None) -> None:
-        """Endpoint, key and model of this provider, from options and the environment."""
-        s.base_url = base_url or s.base_url
+    def settle(self, s: Settings, *, model: str | None, base_url: str | None, api_key: str | None) -> Settings:
+        """`s` with this provider's endpoint, key and model (the values options and environment gave)."""
+        return dataclasses.replace(s, model=model or s.model, base_url=base_url or s.base_url, api_key=api_key)
 
-    def build_model(self, settings: Settings, *, with_tools: bool = True, role: str = "chat") -> BaseChatModel:
+    def build_model(self, settings: Settings, runtime: Runtime, *, with_tools: bool = True,
+                    role: str = "chat") -> BaseChatModel:
         raise NotImplementedError
 
     def tools_tokens(self, tools: list[BaseTool]) -> int:
@@ -84,14 +115,15 @@ class Provider:
         return min(self.summary_output, s.max_output_tokens)
 
     @asynccontextmanager
-    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Settings]:
+    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Runtime]:
         """What must run while the chat lasts; nothing by default."""
-        yield s
+        yield Runtime.of(s)
 
 
 @dataclass(frozen=True)
 class ClovaProvider(Provider):
-    def build_model(self, settings: Settings, *, with_tools: bool = True, role: str = "chat") -> BaseChatModel:
+    def build_model(self, settings: Settings, runtime: Runtime, *, with_tools: bool = True,
+                    role: str = "chat") -> BaseChatModel:
         from langchain_naver import ChatClovaX
 
         kwargs: dict[str, Any] = {}
@@ -100,7 +132,7 @@ class ClovaProvider(Provider):
         return ChatClovaX(
             model=settings.model,
             api_key=settings.api_key,
-            base_url=settings.base_url,
+            base_url=runtime.base_url,
             max_tokens=settings.max_output_tokens,
             streaming=True,
             stream_usage=True,
@@ -111,46 +143,44 @@ class ClovaProvider(Provider):
         )
 
     @asynccontextmanager
-    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Settings]:
+    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Runtime]:
         if not s.api_key:
             raise ConfigError("no_key")
-        yield s
+        yield Runtime.of(s)
 
 
 @dataclass(frozen=True)
 class OpenAIProvider(Provider):
-    def settle(self, s: Settings, *, model: str | None, base_url: str | None) -> None:
-        s.base_url = base_url or os.environ.get("OPENAI_BASE_URL", "").strip()
-        if not s.base_url:
+    def settle(self, s: Settings, *, model: str | None, base_url: str | None, api_key: str | None) -> Settings:
+        if not base_url:
             raise ConfigError("openai_no_base_url")
-        s.api_key = os.environ.get("OPENAI_API_KEY") or None
-        s.model = model or os.environ.get("OPENAI_MODEL", "").strip()
-        if not s.model:
+        if not model:
             raise ConfigError("openai_no_model")
+        return dataclasses.replace(s, model=model, base_url=base_url, api_key=api_key)
 
-    def build_model(self, settings: Settings, *, with_tools: bool = True, role: str = "chat") -> BaseChatModel:
-        return _chat_openai(settings, {"max_tokens": settings.max_output_tokens}, None)
+    def build_model(self, settings: Settings, runtime: Runtime, *, with_tools: bool = True,
+                    role: str = "chat") -> BaseChatModel:
+        return _chat_openai(settings, runtime, {"max_tokens": settings.max_output_tokens}, None)
 
 
 @dataclass(frozen=True)
 class LocalProvider(Provider):
     model: str = QWEN_CODER_15B.name
 
-    def settle(self, s: Settings, *, model: str | None, base_url: str | None) -> None:
+    def settle(self, s: Settings, *, model: str | None, base_url: str | None, api_key: str | None) -> Settings:
         if base_url:
             raise ConfigError("base_url_openai_only")
-        s.model = self.model
-        s.api_key = None
-        if self.memory_budget is not None:
-            s.memory_budget = min(s.memory_budget, self.memory_budget)
+        budget = s.memory_budget if self.memory_budget is None else min(s.memory_budget, self.memory_budget)
+        return dataclasses.replace(s, model=self.model, api_key=None, memory_budget=budget)
 
-    def build_model(self, settings: Settings, *, with_tools: bool = True, role: str = "chat") -> BaseChatModel:
+    def build_model(self, settings: Settings, runtime: Runtime, *, with_tools: bool = True,
+                    role: str = "chat") -> BaseChatModel:
         extra: dict[str, Any] = {**LOCAL_SAMPLING, "max_tokens": min(settings.max_output_tokens, LOCAL_MAX_OUTPUT)}
-        if settings.chat_slot is not None and settings.base_url != settings.summary_base_url:
+        if runtime.chat_slot is not None:
             # the chat keeps its slot's cached prompt (client/engine/warm.py); a summary the turn waits
             # for, memory extraction and /compact use the other slot (the server runs two)
-            extra["id_slot"] = settings.chat_slot if role == "chat" else 1 - settings.chat_slot
-        return _chat_openai(settings, extra, 0.3)  # a small model wanders at higher temperatures
+            extra["id_slot"] = runtime.chat_slot if role == "chat" else 1 - runtime.chat_slot
+        return _chat_openai(settings, runtime, extra, 0.3)  # a small model wanders at higher temperatures
 
     def tools_tokens(self, tools: list[BaseTool]) -> int:
         """The local template lists tools compactly (not full schemas): count what is sent."""
@@ -165,28 +195,26 @@ class LocalProvider(Provider):
         return self.summary_output  # a small model writes until the limit when it loops
 
     @asynccontextmanager
-    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Settings]:
-        external = os.environ.get("MCP_CHAT_LOCAL_URL", "").strip()
-        if external:  # a llama-server already running (shared by sessions, or the tests' recording proxy)
-            s.base_url = external
-            yield s
+    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Runtime]:
+        if s.local_url:  # a llama-server already running (shared by sessions, or the tests' recording proxy)
+            yield Runtime(s.local_url)
             return
         from client.engine.local import prepare, runtime_ready
         from client.engine.local.server import install_sigterm_handler
 
-        if s.provider_auto and not runtime_ready() and not sys.stdin.isatty():
+        if s.provider_auto and not runtime_ready() and not s.interactive:
             raise ConfigError("no_key")  # no silent 1 GiB download from a script: one line, exit 2
         if s.provider_auto:
             notify("auto_local", {"model": self.label})
         install_sigterm_handler()
         server = prepare()  # build or fetch once; SetupError: one line, exit 1 (client/ui/cli.py)
-        async with _chat_server(server, s, notify):
-            helper = _start_summary_server(server)  # after the chat's: its loading does not delay the start
+        async with _chat_server(server, s, notify) as runtime:
+            helper = _start_summary_server(server, s)  # after the chat's: its loading does not delay the start
             helper_ready = None
             try:
                 if helper is not None:
-                    helper_ready = asyncio.get_running_loop().create_task(_when_ready(helper, s))
-                yield s
+                    helper_ready = asyncio.get_running_loop().create_task(_when_ready(helper, runtime))
+                yield runtime
             finally:
                 if helper_ready is not None:
                     helper_ready.cancel()
@@ -196,10 +224,10 @@ class LocalProvider(Provider):
 
 
 @asynccontextmanager
-async def _chat_server(server: Any, s: Settings, notify: Notify) -> AsyncIterator[None]:
+async def _chat_server(server: Any, s: Settings, notify: Notify) -> AsyncIterator[Runtime]:
     """The chat's llama-server: the warm one this user keeps (client/engine/local/keeper.py),
     reused or started for MCP_CHAT_LOCAL_KEEP_ALIVE seconds after the session, or else one of
-    this session's own. Either way only requests with the session's key are answered."""
+    this session's own. Either way it answers only requests with the key in the runtime."""
     import secrets
     import time
 
@@ -213,31 +241,28 @@ async def _chat_server(server: Any, s: Settings, notify: Notify) -> AsyncIterato
     try:
         if lease is not None and lease.state is not None:
             st = lease.state
-            server.api_key, s.base_url = st.key, st.base_url
-            pid, seconds = st.pid, time.monotonic() - started
+            server.api_key, url, pid, seconds = st.key, st.base_url, st.pid, time.monotonic() - started
         else:
             server.api_key = secrets.token_urlsafe(32)
             owned = server.start()
             seconds = await server.wait_ready()
-            s.base_url, pid = server.base_url, server.pid
-        s.api_key = server.api_key
-        s.chat_slot = 0  # of the server's two (client/engine/local/server.py SLOTS)
+            url, pid = server.base_url, server.pid
+        runtime = Runtime(url, chat_slot=0, api_key=server.api_key)  # slot 0 of the server's two (SLOTS)
         if s.debug:
-            notify("local_ready", {"url": s.base_url, "pid": pid, "seconds": seconds})
-        yield
+            notify("local_ready", {"url": url, "pid": pid, "seconds": seconds})
+        yield runtime
     finally:
         stop_all([owned], [5.0])
         if lease is not None:
             lease.release(keep)
 
 
-def _start_summary_server(chat: Any) -> Any:
+def _start_summary_server(chat: Any, s: Settings) -> Any:
     """The niced one-slot server for background summaries (client/engine/local/server.py),
     spawned once the chat's is ready; None when it cannot start (summaries then use the chat's).
     Only at a terminal: in a pipe the next message waits for the summary, which then needs the
     CPU at once (the chat's second slot). MCP_CHAT_SUMMARY_SERVER=1 / 0 forces it on / off."""
-    forced = os.environ.get("MCP_CHAT_SUMMARY_SERVER", "").strip()
-    if forced == "0" or (forced != "1" and not sys.stdin.isatty()):
+    if not (s.interactive if s.summary_server is None else s.summary_server):
         return None
     from client.engine.local.server import summary_server
 
@@ -247,31 +272,30 @@ def _start_summary_server(chat: Any) -> Any:
         return None
 
 
-async def _when_ready(helper: Any, s: Settings) -> None:
+async def _when_ready(helper: Any, runtime: Runtime) -> None:
     """Background summaries move to the helper once it answers; until then, or if it never
     does, they go to the chat's server as before."""
     try:
         await helper.wait_ready()
     except Exception:  # noqa: BLE001 - the chat's server still serves summaries
         return
-    s.summary_base_url = helper.base_url
+    runtime.summary_base_url = helper.base_url
 
 
-def _chat_openai(settings: Settings, extra: dict[str, Any], temperature: float | None) -> BaseChatModel:
+def _chat_openai(settings: Settings, runtime: Runtime, extra: dict[str, Any], temperature: float | None) -> BaseChatModel:
     """ChatOpenAI, not ChatClovaX: no CLOVA-only parameters, and the output limit goes out as
     plain `max_tokens` in the body (llama.cpp's server ignores `max_completion_tokens`)."""
     from langchain_openai import ChatOpenAI
 
     kwargs: dict[str, Any] = {}
-    explicit = os.environ.get("MCP_CHAT_TEMPERATURE", "").strip()
-    if explicit:
-        kwargs["temperature"] = float(explicit)
+    if settings.temperature is not None:
+        kwargs["temperature"] = settings.temperature
     elif temperature is not None:
         kwargs["temperature"] = temperature
     return ChatOpenAI(
         model=settings.model,
-        api_key=settings.api_key or "not-needed",  # local servers accept anything
-        base_url=settings.base_url,
+        api_key=runtime.key(settings) or "not-needed",  # a server without a key accepts anything
+        base_url=runtime.base_url,
         extra_body=extra,
         streaming=True,
         stream_usage=True,
@@ -323,31 +347,40 @@ def get_provider(name: str) -> Provider:
         raise ConfigError("bad_option", detail=f"provider={name!r}") from None
 
 
-def choose_provider(s: Settings, chosen: str | None, *, model: str | None = None, base_url: str | None = None) -> Provider:
-    """Settle s.provider (None: clova with a key, else local) and its endpoint, key and model."""
-    chosen = chosen or None
-    if chosen is not None:
+def provider_name(chosen: str | None, *, clova_key: str | None) -> str:
+    """The provider to use: the one chosen, else clova with a key and local without."""
+    if chosen:
         get_provider(chosen)
-    s.provider = chosen or ("clova" if s.api_key else "local")
-    s.provider_auto = chosen is None and s.provider == "local"
-    provider = get_provider(s.provider)
-    provider.settle(s, model=model, base_url=base_url)
-    return provider
+        return chosen
+    return "clova" if clova_key else "local"
 
 
-def apply_model_window(s: Settings, budget: int | None = None) -> None:
-    """Output reserve and request budget for s.model (an explicit budget is kept)."""
-    window, out = get_provider(s.provider).window_for(s.model)
-    s.max_output_tokens = max(out, MIN_TOOL_COMPLETION_TOKENS)
+def choose_provider(s: Settings, name: str, *, model: str | None = None, base_url: str | None = None,
+                    api_key: str | None = None, auto: bool = False) -> Settings:
+    """`s` on provider `name`, with its endpoint, key and model. `auto`: local was picked for
+    want of a CLOVA key (no --provider given)."""
+    provider = get_provider(name)
+    return provider.settle(dataclasses.replace(s, provider=name, provider_auto=auto),
+                           model=model, base_url=base_url, api_key=api_key)
+
+
+def for_model(s: Settings, model: str | None = None, budget: int | None = None) -> Settings:
+    """`s` for `model` (default: s.model): its output reserve and request budget (an explicit
+    budget, given now or before, is kept)."""
+    model = model or s.model
+    window, out = get_provider(s.provider).window_for(model)
+    out = max(out, MIN_TOOL_COMPLETION_TOKENS)
     if budget is not None:
-        s.max_input_tokens, s.budget_explicit = budget, True
-    elif not s.budget_explicit:
-        s.max_input_tokens = window - s.max_output_tokens
+        return dataclasses.replace(s, model=model, max_output_tokens=out, max_input_tokens=budget, budget_explicit=True)
+    tokens = s.max_input_tokens if s.budget_explicit else window - out
+    return dataclasses.replace(s, model=model, max_output_tokens=out, max_input_tokens=tokens)
 
 
-def build_model(settings: Settings, *, with_tools: bool = True, role: str = "chat") -> BaseChatModel:
+def build_model(settings: Settings, runtime: Runtime | None = None, *, with_tools: bool = True,
+                role: str = "chat") -> BaseChatModel:
     """The chat model of settings.provider; role "summary": the tool-less one for summaries and memory."""
-    return get_provider(settings.provider).build_model(settings, with_tools=with_tools, role=role)
+    return get_provider(settings.provider).build_model(settings, runtime or Runtime.of(settings),
+                                                       with_tools=with_tools, role=role)
 
 
 def tool_schemas(tools: list[BaseTool]) -> list[dict[str, Any]]:
@@ -362,8 +395,3 @@ def limit_output(model: Any, max_tokens: int) -> Any:
     if isinstance(extra, dict) and "max_tokens" in extra:
         return model.bind(extra_body={**extra, "max_tokens": min(max_tokens, extra["max_tokens"])})
     return model.bind(max_tokens=max_tokens)
-
-
-def summary_output_tokens(s: Settings) -> int:
-    """Bounded summary sections: a small model writes until the limit when it loops."""
-    return get_provider(s.provider).summary_tokens(s)

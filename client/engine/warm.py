@@ -20,6 +20,8 @@ from typing import Any, Awaitable, Callable
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
+from client.engine.tasks import background
+
 PLACEHOLDER = "."
 SETTLE_TIMEOUT_S = 30.0  # a turn never waits longer for a warm in flight (a stuck server)
 
@@ -57,8 +59,7 @@ class Warmer:
               context: Callable[[], Awaitable[list[BaseMessage] | None]]) -> None:
         """Once `ready` is done, send `await context()` (None: nothing to warm)."""
         self.cancel()
-        self.task = asyncio.get_running_loop().create_task(self._run(binding, ready, context))
-        self.task.add_done_callback(_quiet)
+        self.task = background(self._run(binding, ready, context))  # an optimisation: its failure is nobody's error
 
     async def _run(self, binding: Binding, ready: asyncio.Future[Any] | asyncio.Task[Any],
                    context: Callable[[], Awaitable[list[BaseMessage] | None]]) -> None:
@@ -87,9 +88,3 @@ class Warmer:
         task, self.task = self.task, None
         if task is not None:
             task.cancel()
-
-
-def _quiet(task: asyncio.Task[None]) -> None:
-    """Warming is an optimisation: its failure is nobody's error."""
-    if not task.cancelled():
-        task.exception()

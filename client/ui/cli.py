@@ -7,9 +7,11 @@ answer at once; each command imports what it needs.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from client.ui import i18n
 from client.core.config import ConfigError, Settings
@@ -18,6 +20,9 @@ from client.ui.options import add_chat_options, add_common_options, add_db_optio
 from client.ui.i18n import t, tr
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir
 from client.ui.trust import load_user_env, run_trust, settle
+
+if TYPE_CHECKING:
+    from client.engine.providers import Runtime
 
 SUBCOMMANDS = ("chat", "threads", "export", "delete", "trust", "completion", "daemon", "local")
 SHELLS = ("bash", "zsh")
@@ -139,15 +144,13 @@ def read_prompt(args: argparse.Namespace) -> str | None:
 async def run_chat(settings: Settings) -> int:
     from client.engine.mcp import server_specs
     from client.engine.providers import get_provider
-    from client.ui.provider_label import announce
 
     specs = server_specs(settings)  # a bad --mcp-config is a ConfigError: exit 2 before anything starts
     if settings.db == str(data_dir() / LOCAL_DB):  # the per-user default: its folder may not exist yet
         ensure_private_dir(data_dir())
     # clova: needs a key; local: starts and stops llama-server
-    async with get_provider(settings.provider).runtime(settings, _stderr_notice):
-        announce(settings)  # the endpoint is settled: status lines and /help name it
-        return await _chat(settings, specs)
+    async with get_provider(settings.provider).runtime(settings, _stderr_notice) as runtime:
+        return await _chat(settings, runtime, specs)
 
 
 def _stderr_notice(key: str, fmt: dict) -> None:
@@ -155,10 +158,10 @@ def _stderr_notice(key: str, fmt: dict) -> None:
     print(t(key, **fmt), file=sys.stderr, flush=True)
 
 
-async def _chat(settings: Settings, specs: list) -> int:
+async def _chat(settings: Settings, runtime: Runtime, specs: list) -> int:
     from client.ui.startup import chat  # the start, overlapped (issue 30)
 
-    return await chat(settings, specs)
+    return await chat(settings, runtime, specs)
 
 
 def _missing_file(db: str) -> bool:
@@ -239,7 +242,7 @@ def dispatch(args: argparse.Namespace) -> int:
 
         local_setup.install()  # --provider local reports its one-time setup as events: shown on stderr
         settings = resolve(args)
-        settings.prompt = read_prompt(args)
+        settings = dataclasses.replace(settings, prompt=read_prompt(args))  # after the options: errors first
         return asyncio.run(run_chat(settings))
     if args.cmd == "threads":
         return asyncio.run(run_threads(resolve_db(args)))

@@ -405,22 +405,8 @@ def tr(ko: str, en: str) -> str:
     return en if _lang == "en" else ko
 
 
-_defaults: dict[str, object] = {"provider": "", "provider_help": ""}
-
-
-def set_defaults(**values: object) -> None:
-    """Values every formatted string may use, e.g. the provider on the status line.
-    A callable is read each time it is used (the value follows the session)."""
-    _defaults.update(values)
-
-
-def default(name: str) -> str:
-    value = _defaults.get(name, "")
-    return str(value() if callable(value) else value)
-
-
 def t(key: str, **fmt: object) -> str:
     text = TABLES[_lang].get(key) or KO.get(key) or key
     if not fmt:
         return text
-    return text.format(**{**{k: default(k) for k in _defaults if "{" + k in text}, **fmt})
+    return text.format(**fmt)

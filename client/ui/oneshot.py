@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from client.engine.session import Text, ToolCall, ToolResult, TurnDone
+from client.engine.events import Text, ToolCall, ToolResult, TurnDone
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 

@@ -1,7 +1,9 @@
-"""The command line's options and their resolution into Settings (with the environment).
+"""The command line's options, their environment fallbacks and their resolution into Settings.
 
-Kept light: parsed before anything heavy is imported, so `--help` answers at once.
-Provider facts (endpoints, windows) come from client/engine/providers.py at resolution.
+Every environment variable that stands in for an option is declared next to it (`env=`, as
+simonw/llm's `envvar=`), and read in one place, `resolve()`; the engine reads no settings
+from the environment. Kept light: parsed before anything heavy is imported, so `--help`
+answers at once. Provider facts (endpoints, windows) come from client/engine/providers.py.
 """
 
 from __future__ import annotations
@@ -9,19 +11,73 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import sys
+from typing import Any, Callable
 
 from client.core.config import (
     DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_STRATEGY, MEMORY_SCORERS, OUTPUT_FORMATS, STRATEGIES, THREAD_ID_RE,
-    ConfigError, ContextSettings, Settings, env_flag, env_int,
+    ConfigError, ContextSettings, Settings, env_flag,
 )
 from client.core.paths import default_db, user_mcp_config
 from client.ui.i18n import tr
 
 PROVIDER_NAMES = ("clova", "openai", "local")  # = client.engine.providers.PROVIDERS (checked by a test)
 
+# option dest -> the environment variables that stand in for it (first set one wins)
+ENV: dict[str, tuple[str, ...]] = {}
+# options whose environment variable depends on the provider
+MODEL_ENV = {"clova": ("CLOVA_STUDIO_MODEL",), "openai": ("OPENAI_MODEL",)}
+BASE_URL_ENV = {"clova": ("CLOVA_STUDIO_BASE_URL",), "openai": ("OPENAI_BASE_URL",)}
+KEY_ENV = {"clova": ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY"), "openai": ("OPENAI_API_KEY",)}
+# settings with no option, only an environment variable
+TEMPERATURE_ENV = "MCP_CHAT_TEMPERATURE"  # openai/local: sampling temperature
+LOCAL_URL_ENV = "MCP_CHAT_LOCAL_URL"  # local: a llama-server already running
+SUMMARY_SERVER_ENV = "MCP_CHAT_SUMMARY_SERVER"  # local: 1 / 0 force the background summary server on / off
+
+
+def _opt(p: argparse.ArgumentParser | Any, *flags: str, env: str | tuple[str, ...] = (), **kw: Any) -> argparse.Action:
+    """add_argument, recording the environment variables that stand in for the option."""
+    action = p.add_argument(*flags, **kw)
+    if env:
+        ENV[action.dest] = (env,) if isinstance(env, str) else tuple(env)
+    return action
+
+
+def env_value(*names: str) -> str | None:
+    """The first of `names` set to something other than blanks, stripped."""
+    for name in names:
+        v = os.environ.get(name, "").strip()
+        if v:
+            return v
+    return None
+
+
+def _from_env(dest: str, convert: Callable[[str], Any] = str, choices: tuple[str, ...] | None = None) -> Any:
+    for name in ENV.get(dest, ()):
+        raw = env_value(name)
+        if raw is None:
+            continue
+        try:
+            value = convert(raw)
+        except ValueError:
+            raise ConfigError("bad_option", detail=f"{name}={raw!r}") from None
+        if choices is not None and value not in choices:
+            raise ConfigError("bad_option", detail=f"{name}={raw!r}")
+        return value
+    return None
+
+
+def value(args: argparse.Namespace, dest: str, convert: Callable[[str], Any] = str,
+          choices: tuple[str, ...] | None = None) -> Any:
+    """The option if given, else its environment variable (converted and checked), else None."""
+    given = getattr(args, dest, None)
+    if given is not None:
+        return given
+    return _from_env(dest, convert, choices)
+
 
 def add_provider_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--provider", choices=PROVIDER_NAMES,
+    _opt(p, "--provider", env="MCP_CHAT_PROVIDER", choices=PROVIDER_NAMES,
                    help=tr("모델 제공자 (env MCP_CHAT_PROVIDER): clova (키가 있으면 기본), openai (호환 서버), local (이 컴퓨터의 소형 모델)",
                            "model provider (env MCP_CHAT_PROVIDER): clova (default with a key), openai (compatible server), "
                            "local (a small model on this machine)"))
@@ -31,7 +87,7 @@ def add_provider_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_db_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", default=None, metavar="PATH|URL",
+    _opt(p, "--db", env="CHECKPOINT_DB", default=None, metavar="PATH|URL",
                    help=tr("SQLite 파일 또는 postgresql://USER:PASS@HOST/DB (env CHECKPOINT_DB; 기본: ./checkpoint.db 가 있으면 그것, "
                            "없으면 $XDG_DATA_HOME/mcp-chat/checkpoint.db)",
                            "SQLite file or postgresql://USER:PASS@HOST/DB (env CHECKPOINT_DB; default: ./checkpoint.db if it exists, "
@@ -40,7 +96,7 @@ def add_db_option(p: argparse.ArgumentParser) -> None:
 
 def add_common_options(p: argparse.ArgumentParser) -> None:
     """--lang and --debug, on every command."""
-    p.add_argument("--lang", choices=("ko", "en"), help=tr("UI 언어 (env MCP_CHAT_LANG, 기본 ko)", "UI language (env MCP_CHAT_LANG, default ko)"))
+    _opt(p, "--lang", env="MCP_CHAT_LANG", choices=("ko", "en"), help=tr("UI 언어 (env MCP_CHAT_LANG, 기본 ko)", "UI language (env MCP_CHAT_LANG, default ko)"))
     p.add_argument("--debug", action="store_true", help=tr("오류 추적과 요청 로그 (비밀값 제외)", "tracebacks and request logging (never secrets)"))
 
 
@@ -57,47 +113,47 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output-format", choices=OUTPUT_FORMATS,
                    help=tr("-p 출력 형식: text (답변만) 또는 json (답변, 세션 ID, 도구 호출, 토큰, 컨텍스트 조치)",
                            "-p output: text (the answer) or json (answer, session id, tool calls, tokens, context action)"))
-    p.add_argument("--server-url", action="append", metavar="URL",
+    _opt(p, "--server-url", env="MCP_SERVER_URL", action="append", metavar="URL",
                    help=tr("streamable HTTP MCP 서버 URL, 여러 번 지정 가능 (env MCP_SERVER_URL; 기본: 내장 검색 서버를 stdio로 실행)",
                            "streamable-HTTP MCP server URL, repeatable (env MCP_SERVER_URL; default: the bundled search server over stdio)"))
-    p.add_argument("--mcp-config", metavar="FILE",
+    _opt(p, "--mcp-config", env="MCP_CONFIG", metavar="FILE",
                    help=tr("MCP 서버 설정 파일 (mcpServers JSON, env MCP_CONFIG; 기본 $XDG_CONFIG_HOME/mcp-chat/mcp.json 이 있으면 그것)",
                            "MCP servers file (mcpServers JSON, env MCP_CONFIG; default $XDG_CONFIG_HOME/mcp-chat/mcp.json if it exists)"))
     p.add_argument("--with-search", action="store_true",
                    help=tr("다른 MCP 서버와 함께 내장 검색 서버도 실행", "run the bundled search server alongside the others"))
-    p.add_argument("--context", choices=STRATEGIES,
+    _opt(p, "--context", env="CONTEXT_STRATEGY", choices=STRATEGIES,
                    help=tr(f"컨텍스트 정책 (env CONTEXT_STRATEGY, 기본 {DEFAULT_STRATEGY})", f"context policy (env CONTEXT_STRATEGY, default {DEFAULT_STRATEGY})"))
-    p.add_argument("--max-turns", type=int, metavar="M",
+    _opt(p, "--max-turns", env="MAX_TURNS_TO_KEEP", type=int, metavar="M",
                    help=tr("원문 그대로 유지할 완료된 턴 수 (env MAX_TURNS_TO_KEEP; trim 5, summarize 2)",
                            "completed turns kept verbatim (env MAX_TURNS_TO_KEEP; trim 5, summarize 2)"))
-    p.add_argument("--summary-after", type=int, metavar="N",
+    _opt(p, "--summary-after", env="CONTEXT_TURNS_LIMIT", type=int, metavar="N",
                    help=tr("요약을 시작하는 턴 수 N (env CONTEXT_TURNS_LIMIT, 기본 5)", "summarize past N turns (env CONTEXT_TURNS_LIMIT, default 5)"))
-    p.add_argument("--max-input-tokens", type=int, metavar="T",
+    _opt(p, "--max-input-tokens", env="MAX_INPUT_TOKENS", type=int, metavar="T",
                    help=tr("요청 하나의 토큰 예산 (env MAX_INPUT_TOKENS; 기본: 모델 창 - 출력 예약)",
                            "token budget of one request (env MAX_INPUT_TOKENS; default: model window minus reserved output)"))
-    p.add_argument("--user", metavar="NAME", help=tr("장기 기억의 주인 (env MCP_CHAT_USER, 기본: OS 사용자)", "owner of long-term memory (env MCP_CHAT_USER, default: the OS user)"))
+    _opt(p, "--user", env="MCP_CHAT_USER", metavar="NAME", help=tr("장기 기억의 주인 (env MCP_CHAT_USER, 기본: OS 사용자)", "owner of long-term memory (env MCP_CHAT_USER, default: the OS user)"))
     p.add_argument("--no-memory", action="store_true", help=tr("장기 기억을 쓰지 않음", "no long-term memory read or written"))
     p.add_argument("--memory-threshold", type=float, metavar="S",
                    help=tr("장기 기억으로 남길 최소 유용성 점수 (기본 0.5)", "minimum usefulness score kept in memory (default 0.5)"))
     p.add_argument("--memory-top-k", type=int, metavar="K",
                    help=tr("세션당 남길 장기 기억 최대 개수 (기본 5)", "most memory items kept per session (default 5)"))
     p.add_argument("--model", metavar="NAME", help=tr(f"모델 이름 (env CLOVA_STUDIO_MODEL, 기본 {DEFAULT_MODEL})", f"model name (env CLOVA_STUDIO_MODEL, default {DEFAULT_MODEL})"))
-    p.add_argument("--memory-scorer", choices=MEMORY_SCORERS,
+    _opt(p, "--memory-scorer", env="MCP_CHAT_MEMORY_SCORER", choices=MEMORY_SCORERS,
                    help=tr("장기 기억 유용성 채점: local (내장 경량 모델, 요청 없음, 기본) 또는 llm (env MCP_CHAT_MEMORY_SCORER)",
                            "memory usefulness scoring: local (shipped light model, no request, default) or llm (env MCP_CHAT_MEMORY_SCORER)"))
-    p.add_argument("--max-model-calls", type=int, metavar="N",
+    _opt(p, "--max-model-calls", env="MAX_MODEL_CALLS", type=int, metavar="N",
                    help=tr("한 턴의 모델 호출 상한, 마지막 호출은 도구 없이 (env MAX_MODEL_CALLS, 기본 12)",
                            "model calls per turn at most, the last one without tools (env MAX_MODEL_CALLS, default 12)"))
-    p.add_argument("--max-tool-calls", type=int, metavar="N",
+    _opt(p, "--max-tool-calls", env="MAX_TOOL_CALLS", type=int, metavar="N",
                    help=tr("한 턴의 도구 호출 상한 (env MAX_TOOL_CALLS, 기본 20)", "tool calls per turn at most (env MAX_TOOL_CALLS, default 20)"))
     add_provider_options(p)  # --provider, --base-url
-    p.add_argument("--timeout", type=float, metavar="SEC",
+    _opt(p, "--timeout", env="CLOVA_STUDIO_TIMEOUT", type=float, metavar="SEC",
                    help=tr("모델 요청 제한 시간(초, env CLOVA_STUDIO_TIMEOUT, 기본 120)", "model request timeout (seconds, env CLOVA_STUDIO_TIMEOUT, default 120)"))
     p.add_argument("--require-tools", action="store_true", help=tr("MCP 서버 연결 실패 시 종료", "exit when an MCP server cannot be reached"))
-    p.add_argument("--yes", action="store_true",
+    _opt(p, "--yes", env="MCP_CHAT_YES", action="store_true",
                    help=tr("도구 호출·샘플링·입력 요청을 묻지 않고 모두 허용 (스크립트용, env MCP_CHAT_YES=1)",
                            "approve every tool call, sampling and elicitation without asking (scripts; env MCP_CHAT_YES=1)"))
-    p.add_argument("--root", action="append", metavar="DIR",
+    _opt(p, "--root", env="MCP_CHAT_ROOTS", action="append", metavar="DIR",
                    help=tr("MCP 서버에 루트로 알릴 폴더, 여러 번 지정 가능 (env MCP_CHAT_ROOTS=a:b; 기본 없음, 현재 폴더는 --root .)",
                            "folder offered to MCP servers as a root, repeatable (env MCP_CHAT_ROOTS=a:b; default none, "
                            "the current folder: --root .)"))
@@ -105,93 +161,93 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
 
 
 def resolve_db(args: argparse.Namespace) -> str:
-    return args.db or os.environ.get("CHECKPOINT_DB") or default_db(getattr(args, "folder_trusted", False))
+    return value(args, "db") or default_db(getattr(args, "folder_trusted", False))
 
 
-def resolve_once(args: argparse.Namespace, s: Settings) -> None:
-    """-c, -p and --output-format (the prompt itself is read by the caller)."""
-    s.continue_last = bool(getattr(args, "continue_last", False))
+def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Settings:
+    """Options, environment and defaults merged and checked, once: a frozen Settings.
+    `interactive`: a person at a terminal (default: stdin is one); -p's message is added by the caller."""
+    from client.engine.providers import choose_provider, for_model, provider_name
+
     fmt = getattr(args, "output_format", None)
     if fmt and getattr(args, "print_prompt", None) is None:
         raise ConfigError("print_only", detail="--output-format")
-    s.output_format = fmt or "text"
-
-
-def resolve(args: argparse.Namespace) -> Settings:
-    """Merge options, environment and defaults; validate."""
-    s = Settings()
-    s.db = resolve_db(args)
-    s.debug = bool(args.debug)
-    s.lang = args.lang or os.environ.get("MCP_CHAT_LANG") or "ko"
-    s.thread = args.thread
-    s.new = bool(args.new)
-    resolve_once(args, s)
-    if s.thread is not None and not THREAD_ID_RE.match(s.thread):
+    thread = getattr(args, "thread", None)
+    if thread is not None and not THREAD_ID_RE.match(thread):
         raise ConfigError("bad_thread_id")
-    env_url = os.environ.get("MCP_SERVER_URL") or ""
-    s.server_urls = list(args.server_url or ([env_url] if env_url.strip() else []))
-    s.mcp_config = args.mcp_config or os.environ.get("MCP_CONFIG") or None
-    if s.mcp_config is None and not s.server_urls and user_mcp_config().is_file():
-        s.mcp_config = str(user_mcp_config())  # the per-user default mcpServers file
-    s.with_search = bool(args.with_search)
-    s.model = args.model or os.environ.get("CLOVA_STUDIO_MODEL") or DEFAULT_MODEL
-    s.api_key = os.environ.get("CLOVA_STUDIO_API_KEY") or os.environ.get("CLOVASTUDIO_API_KEY") or None
-    s.base_url = os.environ.get("CLOVA_STUDIO_BASE_URL") or DEFAULT_BASE_URL
-    from client.engine.providers import apply_model_window, choose_provider  # sets provider, model, endpoint, key
-
-    chosen = getattr(args, "provider", None) or os.environ.get("MCP_CHAT_PROVIDER", "").strip() or None
-    if chosen is not None and chosen not in PROVIDER_NAMES:
-        raise ConfigError("bad_option", detail=f"MCP_CHAT_PROVIDER={chosen!r}")
-    choose_provider(s, chosen, model=getattr(args, "model", None), base_url=getattr(args, "base_url", None))
-    strategy = args.context or os.environ.get("CONTEXT_STRATEGY") or DEFAULT_STRATEGY
-    if strategy not in STRATEGIES:
-        raise ConfigError("bad_option", detail=f"CONTEXT_STRATEGY={strategy!r}")
-    max_turns = args.max_turns if args.max_turns is not None else env_int("MAX_TURNS_TO_KEEP")
-    summary_after = args.summary_after if args.summary_after is not None else env_int("CONTEXT_TURNS_LIMIT")
+    server_urls = tuple(u for u in (args.server_url or [_from_env("server_url")]) if u and u.strip())
+    mcp_config = value(args, "mcp_config") or None
+    if mcp_config is None and not server_urls and user_mcp_config().is_file():
+        mcp_config = str(user_mcp_config())  # the per-user default mcpServers file
+    strategy = value(args, "context", choices=STRATEGIES) or DEFAULT_STRATEGY
+    max_turns = value(args, "max_turns", int)
+    summary_after = value(args, "summary_after", int)
     if max_turns is not None and max_turns < 0:
         raise ConfigError("bad_option", detail="--max-turns >= 0")
     if summary_after is not None and summary_after < 1:
         raise ConfigError("bad_option", detail="--summary-after >= 1")
-    s.context = ContextSettings(strategy, max_turns, summary_after or 5)  # type: ignore[arg-type]
-    budget = args.max_input_tokens if args.max_input_tokens is not None else env_int("MAX_INPUT_TOKENS")
+    budget = value(args, "max_input_tokens", int)
     if budget is not None and budget < 100:
         raise ConfigError("bad_option", detail="--max-input-tokens >= 100")
-    apply_model_window(s, budget or None)
-    s.user = args.user or os.environ.get("MCP_CHAT_USER") or _os_user()
-    s.memory = not args.no_memory
-    if args.memory_threshold is not None:
-        if not 0.0 <= args.memory_threshold <= 1.0:
-            raise ConfigError("bad_option", detail="--memory-threshold 0..1")
-        s.memory_threshold = args.memory_threshold
-    if args.memory_top_k is not None:
-        if args.memory_top_k < 0:
-            raise ConfigError("bad_option", detail="--memory-top-k >= 0")
-        s.memory_top_k = args.memory_top_k
-    scorer = args.memory_scorer or os.environ.get("MCP_CHAT_MEMORY_SCORER", "").strip() or "local"
-    if scorer not in MEMORY_SCORERS:
-        raise ConfigError("bad_option", detail=f"MCP_CHAT_MEMORY_SCORER={scorer!r}")
-    s.memory_scorer = scorer
-    calls = args.max_model_calls if args.max_model_calls is not None else env_int("MAX_MODEL_CALLS")
-    if calls is not None:
-        if calls < 1:
-            raise ConfigError("bad_option", detail="--max-model-calls >= 1")
-        s.max_model_calls = calls
-    tool_calls = args.max_tool_calls if args.max_tool_calls is not None else env_int("MAX_TOOL_CALLS")
-    if tool_calls is not None:
-        if tool_calls < 0:
-            raise ConfigError("bad_option", detail="--max-tool-calls >= 0")
-        s.max_tool_calls = tool_calls
-    s.require_tools = bool(args.require_tools)
-    s.yes = bool(getattr(args, "yes", False)) or env_flag("MCP_CHAT_YES")
-    env_roots = [r for r in os.environ.get("MCP_CHAT_ROOTS", "").split(os.pathsep) if r.strip()]
-    s.roots = [os.path.abspath(r) for r in (getattr(args, "root", None) or env_roots)]
-    timeout = args.timeout if args.timeout is not None else os.environ.get("CLOVA_STUDIO_TIMEOUT")
-    if timeout is not None:
-        try:
-            s.timeout = float(timeout)
-        except ValueError:
-            raise ConfigError("bad_option", detail=f"timeout={timeout!r}") from None
-    return s
+    if args.memory_threshold is not None and not 0.0 <= args.memory_threshold <= 1.0:
+        raise ConfigError("bad_option", detail="--memory-threshold 0..1")
+    if args.memory_top_k is not None and args.memory_top_k < 0:
+        raise ConfigError("bad_option", detail="--memory-top-k >= 0")
+    calls = value(args, "max_model_calls", int)
+    if calls is not None and calls < 1:
+        raise ConfigError("bad_option", detail="--max-model-calls >= 1")
+    tool_calls = value(args, "max_tool_calls", int)
+    if tool_calls is not None and tool_calls < 0:
+        raise ConfigError("bad_option", detail="--max-tool-calls >= 0")
+    timeout = value(args, "timeout", float)
+    roots = getattr(args, "root", None) or [r for r in (env_value(*ENV["root"]) or "").split(os.pathsep) if r.strip()]
+    defaults = Settings()
+    s = Settings(
+        db=resolve_db(args), debug=bool(args.debug), lang=value(args, "lang") or "ko",
+        thread=thread, new=bool(args.new), continue_last=bool(getattr(args, "continue_last", False)),
+        output_format=fmt or "text",
+        interactive=sys.stdin.isatty() if interactive is None else interactive,
+        server_urls=server_urls, mcp_config=mcp_config, with_search=bool(args.with_search),
+        context=ContextSettings(strategy, max_turns, summary_after or 5),  # type: ignore[arg-type]
+        user=value(args, "user") or _os_user(), memory=not args.no_memory,
+        memory_threshold=defaults.memory_threshold if args.memory_threshold is None else args.memory_threshold,
+        memory_top_k=defaults.memory_top_k if args.memory_top_k is None else args.memory_top_k,
+        memory_scorer=value(args, "memory_scorer", choices=MEMORY_SCORERS) or "local",
+        max_model_calls=defaults.max_model_calls if calls is None else calls,
+        max_tool_calls=defaults.max_tool_calls if tool_calls is None else tool_calls,
+        require_tools=bool(args.require_tools),
+        yes=bool(getattr(args, "yes", False)) or env_flag(ENV["yes"][0]),
+        roots=tuple(os.path.abspath(r) for r in roots),
+        timeout=defaults.timeout if timeout is None else timeout,
+        temperature=_temperature(),
+        local_url=env_value(LOCAL_URL_ENV) or "",
+        summary_server=_summary_server(),
+    )
+    chosen = value(args, "provider", choices=PROVIDER_NAMES)
+    name = provider_name(chosen, clova_key=env_value(*KEY_ENV["clova"]))
+    s = choose_provider(
+        s, name, auto=chosen is None and name == "local",
+        model=getattr(args, "model", None) or env_value(*MODEL_ENV.get(name, ())) or (DEFAULT_MODEL if name == "clova" else None),
+        base_url=getattr(args, "base_url", None) or env_value(*BASE_URL_ENV.get(name, ()))
+        or (DEFAULT_BASE_URL if name == "clova" else None),
+        api_key=env_value(*KEY_ENV.get(name, ())),
+    )
+    return for_model(s, budget=budget)
+
+
+def _temperature() -> float | None:
+    raw = env_value(TEMPERATURE_ENV)
+    if raw is None:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        raise ConfigError("bad_option", detail=f"{TEMPERATURE_ENV}={raw!r}") from None
+
+
+def _summary_server() -> bool | None:
+    raw = env_value(SUMMARY_SERVER_ENV)
+    return None if raw not in ("0", "1") else raw == "1"
 
 
 def _os_user() -> str:

@@ -9,7 +9,8 @@ from client.ui import i18n
 
 
 def provider_lines(s: Settings) -> tuple[str, str]:
-    """(status-line prefix, /help line) naming the provider and model."""
+    """(status-line prefix, /help line) naming the provider and model of `s` (the session's
+    settings now: after /model, the new model)."""
     from client.engine.providers import get_provider
 
     if s.provider == "local":
@@ -20,8 +21,3 @@ def provider_lines(s: Settings) -> tuple[str, str]:
         what = i18n.t("provider_clova", model=s.model)
     return f"{what} · ", i18n.t("provider_help", what=what, budget=s.max_input_tokens)
 
-
-def announce(s: Settings) -> None:
-    """Every status line and /help from now on name the provider and model of `s`, read when
-    shown: a /model switch changes `s` in place and the next line says so."""
-    i18n.set_defaults(provider=lambda: provider_lines(s)[0], provider_help=lambda: provider_lines(s)[1])

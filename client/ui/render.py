@@ -78,6 +78,7 @@ class Status:
     trimmed: int = 0
     summarized: bool = False
     seconds: float = 0.0
+    provider: str = ""  # "<provider and model> · " (client/ui/provider_label.py), "" when not named
 
     @property
     def pct(self) -> float:
@@ -146,7 +147,8 @@ class Renderer:
     def status(self, st: Status) -> None:
         api = t("status_api", n=st.reported) if st.reported else ""
         action = (t("status_trim") if st.trimmed else "") + (t("status_summary") if st.summarized else "")
-        self.info(t("status", est=st.estimated, api=api, pct=st.pct, turns=st.context_turns, action=action))
+        self.info(t("status", provider=st.provider, est=st.estimated, api=api, pct=st.pct, turns=st.context_turns,
+                    action=action))
 
     def hint(self, text: str) -> None:
         """Key and command hints: terminals only."""

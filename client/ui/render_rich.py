@@ -23,7 +23,7 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
-from client.ui.i18n import default, t
+from client.ui.i18n import t
 from client.ui.render import Renderer, Status, call_summary, clean, preview, result_summary
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ class RichRenderer(Renderer):
     def status(self, st: Status) -> None:
         self.end_turn()
         tokens = st.reported if st.reported else st.estimated
-        parts = [default("provider").removesuffix(" · ") or st.model, t("tty_thread", id=_short_id(st.thread)), t("tty_turns", n=st.turn, ctx=st.context_turns),
+        parts = [st.provider.removesuffix(" · ") or st.model, t("tty_thread", id=_short_id(st.thread)), t("tty_turns", n=st.turn, ctx=st.context_turns),
                  t("tty_tokens", n=f"{tokens:,}", est="" if st.reported else "~"),
                  t("tty_budget", pct=st.pct, budget=f"{st.budget:,}")]
         if st.trimmed:

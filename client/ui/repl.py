@@ -24,7 +24,9 @@ from client.ui.i18n import t
 from client.engine.mcp import ToolHub
 from client.ui.oneshot import Capture, to_json
 from client.ui.render import Renderer, Status, clean, debug_traceback, redact
-from client.engine.session import ChatSession, Notice, Refused, Text, ToolCall, ToolResult, TurnDone
+from client.engine.events import Notice, Refused, Text, ToolCall, ToolResult, TurnDone
+from client.engine.session import ChatSession
+from client.ui.provider_label import provider_lines
 from client.ui.slash import table as slash
 from client.ui.slash.base import SlashContext
 from client.ui.slash.mcp import with_mentions
@@ -76,7 +78,6 @@ class LineReader:
 
 class Repl:
     def __init__(self, settings: Settings, session: ChatSession, hub: ToolHub, renderer: Renderer) -> None:
-        self.s = settings
         self.session = session
         self.hub = hub
         self.r = renderer
@@ -86,8 +87,13 @@ class Repl:
         self.capture: Capture | None = None  # -p: what the one turn produced
         # at a terminal the MCP servers may still be connecting (client/ui/startup.py): awaited before a turn
         self.tools_ready: Callable[[], Awaitable[None]] | None = None
-        self.slash = SlashContext(session, renderer, settings, hub, read_line=self.read_line, switch=self.switch,
+        self.slash = SlashContext(session, renderer, hub, read_line=self.read_line, switch=self.switch,
                                   compact=self.turn_compact, turn=self.turn)
+
+    @property
+    def s(self) -> Settings:
+        """The session's settings: after /model, those of the new model."""
+        return self.session.settings
 
     async def read_line(self, prompt: str | None = None, *, main: bool = False) -> str | None:
         """A line, or None at EOF or on Ctrl-C at the prompt."""
@@ -120,7 +126,7 @@ class Repl:
 
     async def last_thread(self) -> str | None:
         """This user's most recently active thread (-c)."""
-        for th in await self.session.threads():  # newest first
+        for th in await self.session.threads.list():  # newest first
             if th.user_name == self.s.user:
                 return th.thread_id
         return None
@@ -141,7 +147,7 @@ class Repl:
 
     async def end_thread(self) -> None:
         """Memory update for the thread being left; best effort, one line."""
-        if self.session.has_memory and self.session.thread_id:
+        if self.session.memory is not None and self.session.thread_id:
             self.r.begin_turn(t("spin_memory"))
         try:
             up = await self.session.end()
@@ -174,7 +180,7 @@ class Repl:
             return
         self.r.info(t("current_thread", id=self.session.thread_id))
         if existed:
-            info = await self.session.thread_info()
+            info = await self.session.threads.info()
             if info and info.turns:
                 self.r.info(t("resumed", turns=info.turns))
                 if self.r.interactive and info.title:
@@ -313,10 +319,11 @@ class Repl:
             self.r.end_turn()
 
     async def show_status(self, ev: TurnDone, seconds: float) -> None:
-        info = await self.session.thread_info() if self.r.interactive else None
+        info = await self.session.threads.info() if self.r.interactive else None
         st = ev.stats
         self.r.status(Status(self.s.model, self.session.thread_id, info.turns if info else 0, ev.turns_in_context,
-                             st.estimated, st.reported, ev.budget, ev.trimmed, ev.summarized, seconds))
+                             st.estimated, st.reported, ev.budget, ev.trimmed, ev.summarized, seconds,
+                             provider=provider_lines(self.s)[0]))
 
     def render(self, ev: object) -> None:
         if isinstance(ev, Text):

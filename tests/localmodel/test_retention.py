@@ -9,6 +9,7 @@ wrote), and the answers recall at least 4 of the 6 facts. The full figures are t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib.util
 import sys
 from pathlib import Path
@@ -34,8 +35,7 @@ def _bench():
 def test_summaries_keep_the_facts_on_the_real_model(local_server, tmp_path, monkeypatch):
     monkeypatch.setenv("MCP_CHAT_TEMPERATURE", "0")
     bench = _bench()
-    s = bench.settings_for("local", None)
-    s.base_url = local_server.base_url
+    s = dataclasses.replace(bench.settings_for("local", None), base_url=local_server.base_url)
     total = 0
     for lang in ("ko", "en"):
         run = asyncio.run(bench.run_one(s, lang, "summarize", 0, str(tmp_path / f"{lang}.db"), bench.SHORT))

@@ -9,12 +9,14 @@ a request (the rest came from the slot's cache), read from the recorded response
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import pytest
 
 from client.core.context.policy import ContextSettings
 from client.engine.build import build_session
-from client.engine.session import TurnDone
+from client.engine.providers import Runtime
+from client.engine.events import TurnDone
 from client.engine.store import open_store
 from tests.localmodel.conftest import FIGURES
 from tests.localmodel.test_retention import _bench
@@ -31,8 +33,8 @@ def prompt_n(proxy, i: int) -> int:
 async def _scenario(s, db: str, turns: list[str], proxy) -> tuple[int, int, TurnDone, int]:
     store = await open_store(db)
     try:
-        session = build_session(s, store, [])
-        session.wait_for_summary = False  # at a terminal: the summary is made after the answer
+        # as the client's runtime is for the server it starts: two slots, the chat keeps slot 0
+        session = build_session(s, store, [], runtime=Runtime(proxy.base_url, chat_slot=0))
         await session.open("warm")
         for text in turns:
             async for _ in session.turn(text):
@@ -61,10 +63,8 @@ async def _scenario(s, db: str, turns: list[str], proxy) -> tuple[int, int, Turn
 def test_the_turn_that_applies_a_summary_reads_only_its_message(proxy, tmp_path, monkeypatch):
     monkeypatch.setenv("MCP_CHAT_TEMPERATURE", "0")
     bench = _bench()
-    s = bench.settings_for("local", None, answer_tokens=64)
-    s.base_url = proxy.base_url
-    s.chat_slot = 0  # as the client's runtime sets it for the server it starts (two slots)
-    s.context = ContextSettings("summarize", 2, 4)
+    s = dataclasses.replace(bench.settings_for("local", None, answer_tokens=64), context=ContextSettings("summarize", 2, 4),
+                            interactive=True)  # at a terminal: the summary is made after the answer
     turns = bench.SHORT["en"]["turns"]
     warm_n, turn_n, done, first = asyncio.run(_scenario(s, str(tmp_path / "warm.db"), turns, proxy))
     assert done.summarized

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from mcp import types
 
-from client.core.config import ConfigError
+from client.core.config import ConfigError, Settings
 from client.ui.i18n import t
 from client.engine.mcp import ServerSpec, ToolHub, load_config, server_specs
 from client.engine.mcp.hub import _fn_name
@@ -22,8 +21,10 @@ def write(tmp_path: Path, doc: object) -> str:
     return str(p)
 
 
-def settings(**kw: object) -> SimpleNamespace:
-    return SimpleNamespace(**{"mcp_config": None, "server_urls": [], "with_search": False, **kw})
+def settings(**kw: object) -> Settings:
+    if "server_urls" in kw:
+        kw["server_urls"] = tuple(kw["server_urls"])  # type: ignore[arg-type]
+    return Settings(**kw)  # type: ignore[arg-type]
 
 
 def test_stdio_and_http_entries(tmp_path, monkeypatch):

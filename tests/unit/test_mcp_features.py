@@ -67,23 +67,31 @@ async def test_yes_accepts_defaults_and_no_terminal_declines():
     assert (await ClientFeatures(yes=True).elicit("s", req)).action == "decline"
 
 
-async def test_sampling_needs_approval_and_fits_the_budget():
-    calls = []
+class _Sampler:
+    """A features.Sampler with fixed limits, recording its calls."""
 
-    async def sampler(msgs, system, n):
-        calls.append((msgs, system, n))
+    def __init__(self, budget: int = 0, max_output: int = 1024) -> None:
+        self.budget, self.max_output, self.calls = budget, max_output, []
+
+    async def __call__(self, msgs, system, n):
+        self.calls.append((msgs, system, n))
         return "ok", "m"
 
+
+async def test_sampling_needs_approval_and_fits_the_budget():
     params = types.CreateMessageRequestParams(
         messages=[types.SamplingMessage(role="user", content=types.TextContent(type="text", text="hello " * 50))],
         maxTokens=5000)
+    sampler = _Sampler()
     denied = await ClientFeatures(sampler=sampler).sample("s", params)
-    assert isinstance(denied, types.ErrorData) and not calls
-    over = await ClientFeatures(yes=True, sampler=sampler, budget=10).sample("s", params)
-    assert isinstance(over, types.ErrorData) and not calls
-    ok = await ClientFeatures(yes=True, sampler=sampler, max_output=256).sample("s", params)
+    assert isinstance(denied, types.ErrorData) and not sampler.calls
+    sampler = _Sampler(budget=10)
+    over = await ClientFeatures(yes=True, sampler=sampler).sample("s", params)
+    assert isinstance(over, types.ErrorData) and not sampler.calls
+    sampler = _Sampler(max_output=256)
+    ok = await ClientFeatures(yes=True, sampler=sampler).sample("s", params)
     assert isinstance(ok, types.CreateMessageResult) and ok.content.text == "ok"
-    assert calls[0][2] == 256  # capped to our output budget
+    assert sampler.calls[0][2] == 256  # capped to our output budget
 
 
 # -- roots never widen access -------------------------------------------------------

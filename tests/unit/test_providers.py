@@ -17,7 +17,7 @@ from client.core.config import ConfigError, Settings
 from client.core.faults import MAX_TRIES, with_retries
 from client.engine.local.spec import CONTEXT_WINDOW, TOOL_RESULT_CHARS
 from client.engine.mcp.specs import bundled_spec, server_specs
-from client.engine.providers import PROVIDERS, apply_model_window, choose_provider, get_provider
+from client.engine.providers import PROVIDERS, choose_provider, for_model, get_provider, provider_name
 from client.ui.options import PROVIDER_NAMES, add_chat_options, resolve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,17 +57,15 @@ def test_unknown_provider_is_a_config_error():
 
 
 def test_local_budget_is_window_minus_reserved_output():
-    s = Settings(provider="local")
-    get_provider("local").settle(s, model=None, base_url=None)
-    apply_model_window(s)
+    s = get_provider("local").settle(Settings(provider="local"), model=None, base_url=None, api_key=None)
+    s = for_model(s)
     assert s.max_output_tokens == 1_024 and s.max_input_tokens == 3_072
 
 
 def test_choosing_local_leaves_the_environment_alone(monkeypatch):
     monkeypatch.delenv("NAVER_RESULT_MAX_CHARS", raising=False)
     before = dict(os.environ)
-    s = Settings(api_key=None)
-    choose_provider(s, None)
+    s = choose_provider(Settings(api_key=None), provider_name(None, clova_key=None), auto=True)
     assert s.provider == "local" and s.provider_auto and s.model == get_provider("local").model
     assert dict(os.environ) == before
 

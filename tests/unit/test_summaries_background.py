@@ -4,6 +4,7 @@ niced summary server; it has the summary made at full priority by the session's 
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -18,11 +19,26 @@ class Model:
     def __init__(self, text: str, gate: asyncio.Event | None = None) -> None:
         self.text, self.gate, self.calls = text, gate, 0
 
+    def bind(self, **kw):  # the output limit of a summary section
+        return self
+
     async def ainvoke(self, request):
         self.calls += 1
         if self.gate is not None:
             await self.gate.wait()
         return AIMessage(content=self.text)
+
+
+class Models:
+    """The session's model owner, as Summaries reads it: the current summarizer, the summary
+    server's (`niced`, None: there is none)."""
+
+    def __init__(self, main: Model, niced: Model | None = None) -> None:
+        self.current = SimpleNamespace(summarizer=main, budget=4_000, summary_output=600)
+        self.niced = niced
+
+    def background_summarizer(self):
+        return self.niced
 
 
 def conversation(n: int) -> list:
@@ -36,11 +52,11 @@ def conversation(n: int) -> list:
 @pytest.mark.asyncio
 async def test_a_waiting_turn_takes_the_summary_from_the_session_summarizer() -> None:
     main, niced = Model("- locker numbers noted"), Model("never", asyncio.Event())
-    summaries = Summaries(main, 4_000)
+    summaries = Summaries(Models(main, niced))
     msgs = conversation(7)
     plan = plan_summary(msgs, 5, 2)
     assert plan is not None
-    summaries.start("t", plan, niced)
+    summaries.start("t", plan)
     assert summaries.pending.background
     assert await summaries.take("t", msgs, wait=False) is None  # not ready: the turn goes on
     taken = await asyncio.wait_for(summaries.take("t", msgs, wait=True), 10)
@@ -52,9 +68,9 @@ async def test_a_waiting_turn_takes_the_summary_from_the_session_summarizer() ->
 @pytest.mark.asyncio
 async def test_a_ready_background_summary_is_used_as_made() -> None:
     main, niced = Model("main"), Model("- from the summary server")
-    summaries = Summaries(main, 4_000)
+    summaries = Summaries(Models(main, niced))
     msgs = conversation(7)
-    summaries.start("t", plan_summary(msgs, 5, 2), niced)
+    summaries.start("t", plan_summary(msgs, 5, 2))
     await asyncio.wait([summaries.pending.task])
     taken = await summaries.take("t", msgs, wait=True)
     assert taken is not None and "from the summary server" in taken.messages[2].content

@@ -35,7 +35,7 @@ from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, Tool
 from langgraph.graph.message import REMOVE_ALL_MESSAGES  # noqa: E402
 
 from client.engine.mcp.permissions import is_read_only  # noqa: E402
-from client.engine.session import ToolCall, _events  # noqa: E402
+from client.engine.events import ToolCall, stream_events as _events  # noqa: E402
 from client.engine.toolcalls import REFUSED, checked, refused_ids  # noqa: E402
 
 

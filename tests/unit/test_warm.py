@@ -34,9 +34,9 @@ async def session_for(tmp_path: Path, llm):
 
     async def make(provider: str) -> ChatSession:
         settings = Settings(db=str(tmp_path / f"{provider}.db"), api_key="k", base_url=llm.base_url, model="stub",
-                            provider=provider, max_input_tokens=8_000, context=ContextSettings("summarize", 1, 3))
+                            provider=provider, max_input_tokens=8_000, context=ContextSettings("summarize", 1, 3),
+                            interactive=True)  # a person at a terminal: summaries in the background
         s = await sessions.open(settings)
-        s.wait_for_summary = False  # a person at a terminal: summaries in the background
         await s.open(f"t-{provider}")
         return s
 

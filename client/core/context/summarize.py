@@ -54,6 +54,11 @@ class SummaryPlan:
     to_summarize: list[list[BaseMessage]]  # turns (preamble first, if any) folded into the summary
     keep: list[list[BaseMessage]]  # turns kept verbatim
 
+    @property
+    def turns(self) -> int:
+        """Turns folded into the summary (a preamble is not one)."""
+        return sum(1 for t in self.to_summarize if t and isinstance(t[0], HumanMessage))
+
 
 def plan_summary(
     messages: Sequence[BaseMessage], summary_after: int, keep_turns: int, *, force: bool = False

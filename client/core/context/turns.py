@@ -8,6 +8,7 @@ user message. Synthetic messages (the summary pair) are never turns.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -22,6 +23,14 @@ from langchain_core.messages import (
 SUMMARY_REQUEST = "지금까지의 대화를 요약해 주세요."
 INTERRUPTED_TOOL_TEXT = "도구 호출이 중단되어 결과가 없습니다. (tool call was interrupted; no result)"
 SYNTHETIC_KEY = "synthetic"
+
+
+def with_ids(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """The messages, each given an id if it had none (the transcript keys rows by id)."""
+    for m in messages:
+        if not m.id:
+            m.id = str(uuid.uuid4())
+    return list(messages)
 
 
 def text_of(message: BaseMessage) -> str:

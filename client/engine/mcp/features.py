@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.metadata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
 
 from mcp import types
 
@@ -120,7 +120,25 @@ def sampling_text(params: types.CreateMessageRequestParams) -> list[tuple[str, s
 # -- the callbacks ----------------------------------------------------------------
 AskForm = Callable[[str, str, list[Field]], Awaitable[tuple[str, dict[str, Any] | None]]]  # server, message, fields
 Confirm = Callable[[str, str, str], Awaitable[bool]]  # kind ("sampling"|"url"), server, summary
-Sampler = Callable[[list[tuple[str, str]], str | None, int], Awaitable[tuple[str, str]]]  # -> (text, model)
+
+
+class Sampler(Protocol):
+    """The model that answers sampling requests (client/engine/mcp/sampling.py): the session's
+    current one, so its limits are read at each request."""
+
+    @property
+    def budget(self) -> int:  # input tokens a sampling request may use (0: unlimited)
+        ...
+
+    @property
+    def max_output(self) -> int:
+        ...
+
+    async def __call__(self, messages: list[tuple[str, str]], system: str | None, max_tokens: int) -> tuple[str, str]:
+        """(text, model name)."""
+        ...
+
+
 EventSink = Callable[[str, dict[str, Any]], None]  # (i18n key, fmt)
 
 
@@ -129,9 +147,7 @@ class ClientFeatures:
     yes: bool = False  # --yes: accept elicitation with defaults, approve sampling
     ask_form: AskForm | None = None  # None: no terminal to ask at
     confirm: Confirm | None = None
-    sampler: Sampler | None = None  # the configured chat model, without tools
-    budget: int = 0  # input tokens a sampling request may use (0: unlimited)
-    max_output: int = 1024
+    sampler: Sampler | None = None  # the session's model, without tools
     roots: list[Path] = field(default_factory=list)  # only what the user offered (--root, MCP_CHAT_ROOTS, /roots)
     own_dirs: set[str] = field(default_factory=set)  # servers whose entry names its directories: offered no roots
     on_event: EventSink | None = None
@@ -218,13 +234,14 @@ class ClientFeatures:
             return types.ErrorData(code=-1, message="User rejected sampling request")
         if self.sampler is None:
             return types.ErrorData(code=types.INTERNAL_ERROR, message="no model for sampling")
+        budget, max_output = self.sampler.budget, self.sampler.max_output  # the model in use now
         used = sum(estimate_text_tokens(t) for _, t in msgs) + estimate_text_tokens(params.systemPrompt or "")
-        if self.budget and used > self.budget:
-            self.emit("sampling_over_budget", server=server, used=used, budget=self.budget)
+        if budget and used > budget:
+            self.emit("sampling_over_budget", server=server, used=used, budget=budget)
             self._record(server, "deny:budget", summary)
-            return types.ErrorData(code=types.INVALID_PARAMS, message=f"request needs {used} tokens, budget {self.budget}")
+            return types.ErrorData(code=types.INVALID_PARAMS, message=f"request needs {used} tokens, budget {budget}")
         self.emit("sampling_request", server=server, text=summary)
-        max_tokens = max(1, min(params.maxTokens or self.max_output, self.max_output))
+        max_tokens = max(1, min(params.maxTokens or max_output, max_output))
         try:
             text, model = await self.sampler(msgs, params.systemPrompt, max_tokens)
         except Exception as e:  # noqa: BLE001 - the server gets an error, the chat goes on

@@ -13,8 +13,8 @@ from typing import Any, Awaitable, Callable
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import ToolMessage
-from langgraph.config import get_stream_writer
 
+from client.engine.events import notify
 from client.engine.mcp.permissions import Verdict, denial_text
 
 Authorize = Callable[[str, dict], Awaitable[Verdict | None]]
@@ -40,7 +40,7 @@ class PermissionGate(AgentMiddleware):
         if not verdict.allowed:
             server, tool = self.names(call["name"]) if self.names else ("?", call["name"])
             if verdict.reason != "user":  # the user who answered no needs no telling
-                _notify("perm_denied_" + verdict.reason, {"server": server, "tool": tool})
+                notify("perm_denied_" + verdict.reason, {"server": server, "tool": tool})
             return ToolMessage(content=denial_text(verdict, server, tool), tool_call_id=call["id"],
                                name=call["name"], status="error", additional_kwargs={"permission": verdict.label})
         result = await handler(request)
@@ -50,11 +50,3 @@ class PermissionGate(AgentMiddleware):
             if sampled:
                 result.additional_kwargs["sampling"] = sampled
         return result
-
-
-def _notify(key: str, fmt: dict) -> None:
-    """A notice on the graph's custom stream (the UI words it); nothing outside a graph run."""
-    try:
-        get_stream_writer()({"notice": key, "fmt": fmt})
-    except Exception:  # noqa: BLE001
-        pass

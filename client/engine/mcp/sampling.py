@@ -1,18 +1,38 @@
-"""Sampling on the configured chat model: the server's messages, no tools, a capped answer."""
+"""Sampling on the session's model: the server's messages, no tools, a capped answer.
+
+The model is read from the one owner (client/engine/models.py) at each request, so after
+/model a server's sampling goes to the new model, within its window and output reserve.
+"""
 
 from __future__ import annotations
 
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING
+
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from client.engine.mcp.features import Sampler
+from client.engine.providers import limit_output
+
+if TYPE_CHECKING:
+    from client.engine.models import Models
 
 
-def make_sampler(model: BaseChatModel, model_name: str) -> Sampler:
-    async def sample(messages: list[tuple[str, str]], system: str | None, max_tokens: int) -> tuple[str, str]:
+class ModelSampler:
+    """client/engine/mcp/features.Sampler over the session's current model stack."""
+
+    def __init__(self, models: Models) -> None:
+        self.models = models
+
+    @property
+    def budget(self) -> int:
+        return self.models.current.budget
+
+    @property
+    def max_output(self) -> int:
+        return self.models.current.max_output
+
+    async def __call__(self, messages: list[tuple[str, str]], system: str | None, max_tokens: int) -> tuple[str, str]:
+        stack = self.models.current
         lc: list[BaseMessage] = [SystemMessage(system)] if system else []
         lc += [AIMessage(text) if role == "assistant" else HumanMessage(text) for role, text in messages]
-        reply = await model.bind(max_tokens=max_tokens).ainvoke(lc)
-        return reply.text if isinstance(reply.text, str) else str(reply.content), model_name
-
-    return sample
+        reply = await limit_output(stack.summarizer, max_tokens).ainvoke(lc)
+        return reply.text if isinstance(reply.text, str) else str(reply.content), stack.name

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from client.core.config import ConfigError
+from client.core.config import ConfigError, Settings
 from client.core.secrets import SECRET_VARS, Redactor, keep, spec_secrets
 
 BUNDLED_NAME = "search"
@@ -122,19 +122,18 @@ def url_spec(url: str, name: str = "") -> ServerSpec:
     return ServerSpec(name=name, transport="http", url=expanded, shown=url, secrets=secrets, oauth={})
 
 
-def server_specs(settings: Any) -> list[ServerSpec]:
+def server_specs(settings: Settings) -> list[ServerSpec]:
     """Every server the settings ask for; the bundled one when nothing else is set."""
     specs: list[ServerSpec] = []
-    path = getattr(settings, "mcp_config", None)
-    if path:
-        specs.extend(load_config(path))
-    for url in getattr(settings, "server_urls", None) or []:
+    if settings.mcp_config:
+        specs.extend(load_config(settings.mcp_config))
+    for url in settings.server_urls:
         specs.append(url_spec(url))
-    if not specs or getattr(settings, "with_search", False):
+    if not specs or settings.with_search:
         taken = {s.name for s in specs}
         from client.engine.providers import get_provider
 
-        chars = get_provider(settings.provider).tool_result_chars if getattr(settings, "provider", None) else None
+        chars = get_provider(settings.provider).tool_result_chars
         specs.insert(0, bundled_spec(BUNDLED_NAME if BUNDLED_NAME not in taken else "bundled-search", chars))
     return _unique_names(specs)
 

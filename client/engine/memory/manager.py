@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from client.core.faults import one_line
 from client.core.secrets import env_secrets
@@ -11,6 +11,9 @@ from client.engine.store import Store
 from client.engine.memory.extract import extract_bullets, score_bullets
 from client.core.memory.policy import Bullet, merge, pack, select
 from client.engine.memory.scorer import SCORERS, score_texts
+
+if TYPE_CHECKING:
+    from client.engine.models import Models
 
 
 @dataclass
@@ -23,12 +26,12 @@ class MemoryUpdate:
 
 
 class MemoryManager:
-    def __init__(self, store: Store, model: Any, user: str, *, threshold: float = 0.5,
+    def __init__(self, store: Store, models: Models, user: str, *, threshold: float = 0.5,
                  top_k: int = 5, budget_tokens: int = 600, scorer: str = "local") -> None:
         if scorer not in SCORERS:
             raise ValueError(f"scorer must be one of {SCORERS}")
         self.store = store
-        self.model = model
+        self.models = models  # extraction and llm scoring use the session's current summarizer
         self.user = user
         self.threshold = threshold
         self.top_k = top_k
@@ -49,7 +52,7 @@ class MemoryManager:
             return None
         result = MemoryUpdate()
         try:
-            bullets = await extract_bullets(self.model, rows, env_secrets())
+            bullets = await extract_bullets(self.models.current.summarizer, rows, env_secrets())
         except Exception as e:  # noqa: BLE001 - memory is best effort; the chat is not
             result.error = one_line(e)
             return result
@@ -72,7 +75,7 @@ class MemoryManager:
 
     async def _score(self, bullets: list[Bullet]) -> list[float]:
         if self.scorer == "llm":
-            return await score_bullets(self.model, bullets)
+            return await score_bullets(self.models.current.summarizer, bullets)
         return [round(s, 4) for s in score_texts([b.text for b in bullets])]
 
     async def forget(self, index: int) -> Bullet | None:

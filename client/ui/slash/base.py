@@ -20,12 +20,16 @@ class SlashContext:
     thread, compacting and running a turn are its loop's business (spinner, Ctrl-C)."""
     session: ChatSession
     r: Renderer
-    s: Settings
     hub: ToolHub
     read_line: Callable[..., Awaitable[str | None]]  # (prompt=None) -> a line, None at EOF
     switch: Callable[[str | None], Awaitable[None]]  # None: a new thread
     compact: Callable[[str], Awaitable[None]]  # focus ("" for none)
     turn: Callable[[str], Awaitable[None]]  # a message as if typed
+
+    @property
+    def s(self) -> Settings:
+        """The session's settings: after /model, those of the new model."""
+        return self.session.settings
 
 
 # A handler gets the context and the argument text; "exit" ends the session.

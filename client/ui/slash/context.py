@@ -36,7 +36,7 @@ async def summary(c: SlashContext, arg: str) -> None:
 async def tokens(c: SlashContext, arg: str) -> None:
     """Per turn and in total, input and output tokens as the API reported them (every
     model call of a turn summed; summary and memory requests are not counted)."""
-    usage = await c.session.usage()
+    usage = await c.session.threads.usage()
     if not usage:
         c.r.line(t("tokens_none"))
         return
@@ -52,10 +52,10 @@ async def tokens(c: SlashContext, arg: str) -> None:
 
 
 async def memory(c: SlashContext, arg: str) -> None:
-    items = await c.session.memories()
-    if items is None:
+    if c.session.memory is None:
         c.r.line(t("memory_off"))
         return
+    items = await c.session.memory.list()
     if not items:
         c.r.line(t("memory_empty"))
     for i, b in enumerate(items, 1):
@@ -65,11 +65,11 @@ async def memory(c: SlashContext, arg: str) -> None:
 
 
 async def forget(c: SlashContext, arg: str) -> None:
-    if not c.session.has_memory:
+    if c.session.memory is None:
         c.r.line(t("memory_off"))
         return
     n = int(arg) if arg.isdigit() else 0
-    gone = await c.session.forget(n)
+    gone = await c.session.memory.forget(n)
     if gone is None:
         c.r.error(t("no_memory_item", n=arg))
     else:
@@ -78,10 +78,10 @@ async def forget(c: SlashContext, arg: str) -> None:
 
 async def model(c: SlashContext, arg: str) -> None:
     """/model: the provider's models (current marked); /model NAME: switch for this session."""
-    from client.engine.models import list_models, switch_model
+    from client.engine.models import list_models
 
     try:
-        names = await list_models(c.s)
+        names = await list_models(c.s, c.session.models.runtime)
     except Exception as e:  # noqa: BLE001 - one line; switching by name still works
         names = None
         if not arg:
@@ -96,11 +96,7 @@ async def model(c: SlashContext, arg: str) -> None:
     if names and arg not in names:
         c.r.error(t("model_unknown", model=arg))
         return
-    from client.engine.mcp.gate import PermissionGate
-
-    hub = c.hub
-    journal = hub.features.drain_journal if hub.features else None
-    switch_model(c.session, hub.tools, arg, PermissionGate(hub.authorize, hub.tool_of, journal))
+    c.session.models.switch(arg)  # every later request of the session: chat, summaries, memory, sampling
     c.r.info(t("model_switched", model=arg, budget=c.s.max_input_tokens))
 
 

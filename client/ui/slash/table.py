@@ -8,16 +8,17 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-from client.ui.i18n import default, t
+from client.ui.i18n import t
 from client.ui.slash import context as ctx
 from client.ui.slash import mcp, threads
+from client.ui.provider_label import provider_lines
 from client.ui.slash.base import Entry, SlashContext
 
 HELP_COLUMN = 34  # terminal cells before the description
 
 
 async def _help(c: SlashContext, arg: str) -> None:
-    c.r.line(help_text())
+    c.r.line(help_text(provider_lines(c.s)[1]))
     c.r.hint(t("tty_hints"))
 
 
@@ -82,9 +83,9 @@ async def run(c: SlashContext, cmd: Command) -> str | None:
     return await entry.handler(c, cmd.arg)
 
 
-def help_text() -> str:
-    """Every entry, one line each, in the current UI language."""
-    rows = [default("provider_help")] if default("provider_help") else []  # which model answers
+def help_text(provider_help: str = "") -> str:
+    """Every entry, one line each, in the current UI language; first `provider_help` (which model answers)."""
+    rows = [provider_help] if provider_help else []
     for e in TABLE:
         rows.append(pad(f"  /{e.name} {e.hint}", HELP_COLUMN) + t(e.help_key))
     return "\n".join(rows)

@@ -23,7 +23,7 @@ async def resolve_thread(c: SlashContext, arg: str) -> str | None:
     if not THREAD_ID_RE.match(arg):
         c.r.error(t("bad_thread_id"))
         return None
-    found = await c.session.match_threads(arg)
+    found = await c.session.threads.match(arg)
     if len(found) == 1:
         return found[0]
     c.r.error(t("thread_ambiguous", id=arg, ids=", ".join(found[:5])) if found else t("no_thread", id=arg))
@@ -37,7 +37,7 @@ async def resume(c: SlashContext, arg: str) -> None:
 
 
 async def threads(c: SlashContext, arg: str) -> None:
-    found = await c.session.threads()
+    found = await c.session.threads.list()
     if not found:
         c.r.line(t("threads_empty"))
         return
@@ -62,7 +62,7 @@ async def delete(c: SlashContext, arg: str) -> None:
         c.r.hint(t("delete_kept"))
         return
     try:
-        await c.session.delete_thread(tid)
+        await c.session.threads.delete(tid)
     except StoreError as e:  # thread_busy: open in another client
         c.r.error(t(e.key, **e.fmt))
         return
@@ -72,7 +72,7 @@ async def delete(c: SlashContext, arg: str) -> None:
 
 
 async def export(c: SlashContext, path: str) -> None:
-    data = await c.session.export_data()
+    data = await c.session.threads.export()
     secrets = settings_secrets(c.s)  # a key given with --api-key too, not only the environment's
     fmt = to_json if path.endswith(".json") else to_markdown
     text = fmt(data.info, data.rows, secrets)
@@ -91,8 +91,8 @@ async def export(c: SlashContext, path: str) -> None:
 
 async def title(c: SlashContext, arg: str) -> None:
     if arg:
-        await c.session.rename(arg)
-    info = await c.session.thread_info()
+        await c.session.threads.rename(arg)
+    info = await c.session.threads.info()
     c.r.line(t("title_show", title=(info.title if info else "") or t("title_none")))
 
 

@@ -1,0 +1,147 @@
+"""The session's thread: which one is open, its working context in the checkpointer, its transcript.
+
+The checkpointer's state is the working context (what the model may still see); it is replaced,
+not merged, when it changes, so trimming and summarizing change what reaches the endpoint. The
+store's transcript keeps every message. Also the plain-data operations the ui's thread commands
+use (list, match, rename, export, delete, usage).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage, SystemMessage
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+from client.core.context.quality import cut_loop
+from client.core.context.turns import text_of, with_ids
+from client.engine.store import Store, StoreError, ThreadInfo, TurnUsage
+
+if TYPE_CHECKING:
+    from client.engine.events import RequestStats
+    from client.engine.models import Models
+
+
+@dataclass(frozen=True)
+class ThreadExport:
+    info: ThreadInfo | None
+    rows: list[tuple[int, BaseMessage]]
+
+
+class Threads:
+    """One open thread at a time (claimed in the store), and the store's other threads."""
+
+    def __init__(self, store: Store, models: Models, user: str, system_prompt: Callable[[], Awaitable[str]],
+                 base_prompt: str) -> None:
+        self.store = store
+        self.models = models  # the agent reads and writes the checkpointer's state
+        self.user = user
+        self.system_prompt = system_prompt  # a new thread's: the base prompt, plus memory
+        self.base_prompt = base_prompt  # for a stored context that lost its system message
+        self.id = ""
+
+    @property
+    def config(self) -> dict:
+        return {"configurable": {"thread_id": self.id}}
+
+    async def open(self, thread_id: str | None) -> bool:
+        """Select a thread; returns True when it already existed. The thread stays
+        claimed (store.lock_thread) until another is opened or the store closes;
+        one open in another client raises StoreError("thread_busy")."""
+        new_id = thread_id or uuid.uuid4().hex
+        state = await self.state(new_id)  # a tampered checkpoint is refused now, nothing switched
+        if new_id != self.id:
+            if not await self.store.lock_thread(new_id):
+                raise StoreError("thread_busy", id=new_id)
+            if self.id:
+                await self.store.unlock_thread(self.id)
+        self.id = new_id
+        existed = await self.store.get_thread(self.id) is not None
+        return existed or bool(state)  # state only: a thread from an older client
+
+    # -- the working context -------------------------------------------------------
+    async def state(self, thread_id: str | None = None) -> list[BaseMessage]:
+        """The working context as stored (of this thread, or of `thread_id`)."""
+        config = {"configurable": {"thread_id": thread_id}} if thread_id else self.config
+        snap = await self.models.current.agent.aget_state(config)
+        return list((snap.values or {}).get("messages", [])) if snap else []
+
+    async def load(self, msgs: list[BaseMessage] | None = None) -> list[BaseMessage]:
+        """The stored working context, with the transcript brought up to date."""
+        if msgs is None:
+            msgs = await self.state()
+        if not msgs:  # a new thread: its system message is written once, now
+            await self.store.create_thread(self.id, self.user)
+            msgs = [SystemMessage(content=await self.system_prompt(), id=str(uuid.uuid4()))]
+        elif not isinstance(msgs[0], SystemMessage):
+            msgs = [SystemMessage(content=self.base_prompt, id=str(uuid.uuid4())), *msgs]
+        await self.record(msgs)
+        return msgs
+
+    async def record(self, msgs: list[BaseMessage]) -> None:
+        """Append to the transcript every message it does not hold yet, in order."""
+        with_ids(msgs)
+        known = await self.store.known_ids(self.id, [m.id for m in msgs if m.id])
+        new = [m for m in msgs if m.id not in known]
+        if new:
+            await self.store.append(self.id, new)
+
+    async def replace(self, context: list[BaseMessage]) -> None:
+        """Make `context` the thread's working context (not merged: replaced)."""
+        await self.models.current.agent.aupdate_state(
+            self.config, {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *context]}, as_node="model"
+        )
+        await self.record(context)
+        await self.store.prune_checkpoints(self.id)
+
+    async def finish_turn(self, final: list[BaseMessage], stats: RequestStats) -> None:
+        """A turn ended well: its messages on the transcript, its usage, older checkpoints gone."""
+        await self.record(final)
+        info = await self.store.get_thread(self.id)
+        await self.store.record_usage(
+            self.id, TurnUsage(info.turns if info else 0, stats.input_total or None, stats.output_total or None, stats.estimated)
+        )
+        await self.store.prune_checkpoints(self.id)
+
+    async def cut_loop(self, final: list[BaseMessage]) -> tuple[list[BaseMessage], bool]:
+        """An answer that is a repetition loop is cut to its first round before it is stored."""
+        last = final[-1] if final else None
+        if not isinstance(last, AIMessage) or last.tool_calls:
+            return final, False
+        cut = cut_loop(text_of(last))
+        if cut is None:
+            return final, False
+        fixed = last.model_copy(update={"content": cut})
+        await self.models.current.agent.aupdate_state(self.config, {"messages": [fixed]}, as_node="model")
+        return [*final[:-1], fixed], True
+
+    # -- plain data for the ui's thread commands -------------------------------------------
+    async def info(self, thread_id: str | None = None) -> ThreadInfo | None:
+        """The stored thread (this one by default); None before its first turn."""
+        return await self.store.get_thread(thread_id or self.id)
+
+    async def list(self) -> list[ThreadInfo]:
+        """Every stored thread, most recently active first."""
+        return await self.store.list_threads()
+
+    async def match(self, ref: str) -> list[str]:
+        """Thread ids `ref` names: itself when it exists, else every id it is a prefix of."""
+        if await self.store.get_thread(ref) is not None:
+            return [ref]
+        return [th.thread_id for th in await self.store.list_threads() if th.thread_id.startswith(ref)]
+
+    async def delete(self, thread_id: str) -> None:
+        """Raises StoreError("thread_busy") when another client has it open."""
+        await self.store.delete_thread(thread_id)
+
+    async def rename(self, title: str) -> None:
+        await self.store.set_title(self.id, title[:100])
+
+    async def export(self) -> ThreadExport:
+        return ThreadExport(await self.store.get_thread(self.id), await self.store.transcript(self.id))
+
+    async def usage(self) -> list[TurnUsage]:
+        """Per turn, the tokens the API reported for this thread."""
+        return await self.store.usage(self.id)
