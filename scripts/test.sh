@@ -1,39 +1,93 @@
 #!/usr/bin/env bash
-# Installs everything the test suite needs, then runs it:
-#   1. a virtual environment (.venv) with the project and its test extras
-#   2. PostgreSQL (Debian's package, a throwaway cluster on 127.0.0.1:55432)
-#   3. the pinned reference MCP servers from the npm registry (tests/.npm), Debian's nginx
-#      (tests/deploy run it with deploy/nginx.conf on 127.0.0.1:8080, replicas on :8001/:8002)
-#      and tmux for the terminal tests (Debian's packages, like PostgreSQL)
-#   4. the fast suite on SQLite and PostgreSQL, then the real-model suite
-#      (llama-server + Qwen2.5-Coder-1.5B, built/fetched once into ~/.cache/mcp-chat)
-# Set MCP_CHAT_SKIP_LOCALMODEL=1 to skip step 4's real-model suite.
+# Installs what the test suite needs, then runs it. Tiers (README "테스트"):
+#
+#   bash scripts/test.sh          everything, as CI runs it (.ci/run):
+#                                 1. a virtual environment (.venv) with the project and its test extras
+#                                 2. PostgreSQL (Debian's package, a throwaway cluster on 127.0.0.1:55432),
+#                                    the pinned npm MCP servers (tests/.npm), the MCP conformance suite
+#                                    (tests/.npm-conformance), Debian's nginx, tmux, bash and zsh
+#                                 3. the main tier: every test but the real model's, on parallel workers
+#                                    (SQLite and PostgreSQL, tmux, conformance, nginx on fixed ports)
+#                                 4. the real-model tier (llama-server + Qwen2.5-Coder-1.5B, built or
+#                                    fetched once into ~/.cache/mcp-chat)
+#   bash scripts/test.sh fast     the fast tier, before every commit: step 1, the npm servers, then
+#                                 `pytest -m "not slow"` on parallel workers (SQLite only)
+#
+# MCP_CHAT_SKIP_LOCALMODEL=1 skips step 4; MCP_CHAT_TEST_WORKERS sets the number of workers
+# (default 3: the tests spend much of their time waiting for child processes). Each step's
+# duration is printed as it ends and in a table at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+TIER=${1:-all}
+case "$TIER" in all | fast) ;; *) echo "usage: bash scripts/test.sh [fast]" >&2; exit 2 ;; esac
+WORKERS=${MCP_CHAT_TEST_WORKERS:-3}
+START=$SECONDS
+STEP_START=$SECONDS
+TIMES=()
+
+step_done() {  # step_done NAME: record and print how long the step took
+    local took=$((SECONDS - STEP_START))
+    TIMES+=("$(printf '%-44s %5ds' "$1" "$took")")
+    echo "test.sh: $1 took ${took}s" >&2
+    STEP_START=$SECONDS
+}
+
+report() {  # on stderr: pytest's own closing line stays the last line on stdout
+    local rc=$?
+    {
+        echo "test.sh: durations (tier $TIER, $WORKERS workers, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+        for line in "${TIMES[@]}"; do echo "  $line"; done
+        printf '  %-44s %5ds\n' "total" "$((SECONDS - START))"
+    } >&2
+    exit "$rc"
+}
+trap report EXIT
+
+debian_install() {  # debian_install COMMAND PACKAGE: Debian's package when the command is missing
+    command -v "$1" >/dev/null && return 0
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "test.sh: installing Debian's $2 package" >&2
+        if [ -z "${APT_UPDATED:-}" ]; then apt-get update -qq >&2; APT_UPDATED=1; fi
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >&2
+    fi
+    command -v "$1" >/dev/null || { echo "test.sh: $1 is required (apt-get install $2)" >&2; exit 1; }
+}
 
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 . .venv/bin/activate
-python -m pip install -q --upgrade pip
-python -m pip install -q -e ".[test]"
+# pip only when pyproject.toml changed since the last install into this .venv
+STAMP=.venv/.mcp-chat-installed
+if ! cmp -s pyproject.toml "$STAMP" 2>/dev/null; then
+    python -m pip install -q --upgrade pip
+    python -m pip install -q -e ".[test]"
+    cp pyproject.toml "$STAMP"
+fi
+step_done "setup: .venv and pip"
+
+bash scripts/install_everything.sh >/dev/null
+if [ "$TIER" = fast ]; then
+    step_done "setup: npm MCP servers"
+    python -m pytest -q -rs -p no:cacheprovider -n "$WORKERS" --dist loadgroup -m "not slow"
+    step_done "fast tier: pytest -m 'not slow'"
+    exit 0
+fi
 
 TEST_POSTGRES_URL="$(bash scripts/pg_start.sh)"
 export TEST_POSTGRES_URL
-bash scripts/install_everything.sh >/dev/null
 bash scripts/nginx_start.sh --install
-if ! command -v tmux >/dev/null; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "test.sh: installing Debian's tmux package" >&2
-        apt-get update -qq >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >&2
-    fi
-    command -v tmux >/dev/null || { echo "test.sh: tmux is required (apt-get install tmux)" >&2; exit 1; }
-fi
+debian_install tmux tmux
+debian_install zsh zsh  # tests/e2e/test_cli_habits.py checks the completion script's syntax
 bash scripts/install_conformance.sh >/dev/null  # the official MCP conformance suite (tests/.npm-conformance)
+step_done "setup: PostgreSQL, npm, nginx, tmux, zsh"
 
-python -m pytest -q -rs -p no:cacheprovider
+python -m pytest -q -rs -p no:cacheprovider -n "$WORKERS" --dist loadgroup --durations=15
+step_done "main tier: pytest (all but the real model)"
 
 if [ "${MCP_CHAT_SKIP_LOCALMODEL:-0}" != "1" ]; then
     python scripts/setup_local_model.py
+    step_done "setup: local model"
     python -m pytest -q -rs -p no:cacheprovider -m localmodel tests/localmodel
+    step_done "real-model tier: pytest -m localmodel"
 fi

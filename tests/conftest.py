@@ -1,10 +1,32 @@
-"""Shared fixtures: the recording model stub, the Naver stub, a client runner."""
+"""Shared fixtures (the recording model stub, the Naver stub, a client runner) and the suite's
+tiers. README "테스트" describes the tiers and the markers; in short:
+
+- every test runs in CI (`bash scripts/test.sh`); `-m "not slow"` is the fast tier a developer
+  runs before each commit. tests/tty, tests/conformance, tests/deploy and the PostgreSQL
+  variants are `slow` by folder; mark any other test that costs more than ~10 s `slow` too.
+- `storage`: the test is about what the database does, so it runs on SQLite and PostgreSQL
+  (TEST_POSTGRES_URL); everything else that uses `chat`/`db_url` runs on SQLite only.
+- `bundled_search`: the test needs the default search server (the bundled stdio child).
+  Every other client run gets the search tools from one shared search server over streamable
+  HTTP (session-scoped, port 0), which spares each run the start of a Python child.
+- `ports`: the test needs fixed ports; such tests run one at a time under
+  /tmp/mcp-chat-ports.lock (and in one xdist group).
+- `cold`: every client run of the test is a true cold start (MCP_CHAT_DAEMON=0). Every other
+  run goes through the product's pre-imported process (MCP_CHAT_DAEMON=1, docs/startup.md)
+  with one runtime folder per test session: the first run is cold and starts it, the next
+  ones are forked from it (real processes, pipes, signals and exit codes all the same).
+"""
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
+import re
 import subprocess
 import sys
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -17,38 +39,159 @@ from tests.stubs.naver_stub import NaverStub
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_KEY = "sk-test-CLOVA-key-123456"
-# Real cold starts unless a test asks for the pre-imported process (client/engine/launch/,
-# docs/startup.md): tests/launch/ sets MCP_CHAT_DAEMON=1 and a runtime folder of its own.
-os.environ.setdefault("MCP_CHAT_DAEMON", "0")
+# Retry waits at 2% of production (client/core/faults.py); a test that measures a wait unsets it.
+BACKOFF_SCALE = "0.02"
+SERVER_ARGS = ("--server-url", "--mcp-config", "--with-search")
+SERVER_ENV = ("MCP_SERVER_URL", "MCP_CONFIG")
+SLOW_FOLDERS = {"tty", "conformance", "deploy"}
+PORTS_FOLDERS = {"deploy"}  # nginx on 127.0.0.1:8080 with replicas on :8001/:8002 (deploy/nginx.conf)
+PORTS_LOCK = "/tmp/mcp-chat-ports.lock"
 
 
+# -- stubs -------------------------------------------------------------------------------------
 @pytest.fixture
 def llm() -> Iterator[LLMStub]:
     with LLMStub() as stub:
         yield stub
 
 
-@pytest.fixture
-def naver() -> Iterator[NaverStub]:
+@pytest.fixture(scope="session")
+def naver_shared() -> Iterator[NaverStub]:
     with NaverStub() as stub:
         yield stub
 
 
+@pytest.fixture
+def naver(naver_shared: NaverStub) -> NaverStub:
+    """The session's Naver stub, in "ok" mode with no recorded requests."""
+    naver_shared.reset()
+    return naver_shared
+
+
+class SearchServer:
+    """Our search server over streamable HTTP on a port it chose itself (reported in its log)."""
+
+    def __init__(self, naver: NaverStub, folder: Path) -> None:
+        self.log_path = folder / "search-server.log"
+        env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1",
+               "NAVER_API_BASE_URL": naver.base_url, "NAVER_CLIENT_ID": naver.client_id,
+               "NAVER_CLIENT_SECRET": naver.client_secret}
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen([sys.executable, "-m", "server", "--port", "0"], cwd=folder, env=env,
+                                         stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        self.port = self._reported_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.config = folder / "search.json"
+        self.config.write_text(json.dumps({"mcpServers": {"search": {"url": self.url}}}), encoding="utf-8")
+
+    def _reported_port(self, timeout: float = 60) -> int:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            m = re.search(r"Uvicorn running on http://127\.0\.0\.1:(\d+)", self.log_path.read_text(errors="replace"))
+            if m:
+                return int(m.group(1))
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("the search server did not report its port:\n" + self.log_path.read_text(errors="replace"))
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture(scope="session")
+def search_server(naver_shared: NaverStub, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SearchServer]:
+    server = SearchServer(naver_shared, tmp_path_factory.mktemp("search-server"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def search_config(request: pytest.FixtureRequest) -> str | None:
+    """The --mcp-config of the shared search server; None for `bundled_search` tests."""
+    if request.node.get_closest_marker("bundled_search"):
+        return None
+    return str(request.getfixturevalue("search_server").config)
+
+
+class Daemons:
+    """The runtime folder of the session's pre-imported processes (client and bundled server)."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.chmod(0o700)  # the launcher uses only a private folder
+        self.folder = folder
+        self.env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT), "HOME": str(folder),
+                    "MCP_CHAT_RUNTIME_DIR": str(folder), "MCP_CHAT_DAEMON": "0", "MCP_CHAT_LANG": "en"}
+
+    def command(self, op: str) -> str:
+        p = subprocess.run([sys.executable, "-m", "client", "daemon", op], env=self.env, capture_output=True,
+                           timeout=60)
+        return p.stdout.decode(errors="replace")
+
+    def served(self) -> dict[str, int]:
+        """kind -> runs served so far ("client", "server")."""
+        found = re.findall(r"^(client|server): running \(pid \d+, served (\d+)", self.command("status"), re.M)
+        return {kind: int(n) for kind, n in found}
+
+
+@pytest.fixture(scope="session")
+def daemons(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemons]:
+    d = Daemons(tmp_path_factory.mktemp("runtime"))
+    try:
+        yield d
+    finally:
+        if os.environ.get("MCP_CHAT_TEST_DAEMON_LOG"):  # how many runs were forked (scripts/test.sh)
+            with open(os.environ["MCP_CHAT_TEST_DAEMON_LOG"], "a") as f:
+                f.write(json.dumps(d.served()) + "\n")
+        d.command("stop")  # the processes this session's runs started
+
+
+@pytest.fixture
+def daemon_env(request: pytest.FixtureRequest) -> dict[str, str]:
+    """What a client run adds to its environment: the session's daemons, or a true cold start."""
+    if request.node.get_closest_marker("cold"):
+        return {"MCP_CHAT_DAEMON": "0"}
+    d = request.getfixturevalue("daemons")
+    # idle for 2 minutes: gone soon even when a run is killed before the session's teardown
+    return {"MCP_CHAT_DAEMON": "1", "MCP_CHAT_RUNTIME_DIR": str(d.folder), "MCP_CHAT_DAEMON_IDLE": "120"}
+
+
+# -- the client --------------------------------------------------------------------------------
 @dataclass
 class Result:
     code: int
     out: str
     err: str
 
+    def error_line(self) -> str:
+        """The one line an expected error prints (stderr: one line, no traceback)."""
+        lines = [ln for ln in self.err.splitlines() if ln.strip()]
+        assert len(lines) == 1 and "Traceback" not in self.err, self.err
+        return lines[0]
+
 
 class ChatRunner:
-    """Runs the real `mcp-chat` in a subprocess against the stubs."""
+    """Runs the real `mcp-chat` in a subprocess against the stubs.
+
+    `search_config`: the shared search server's config, used (as MCP_CONFIG) by every run that
+    names no MCP server of its own; None: the bundled stdio server, as a user gets by default."""
 
     def __init__(self, tmp: Path, llm: LLMStub, naver: NaverStub, db: str | None = None,
-                 backend: str = "sqlite") -> None:
+                 backend: str = "sqlite", search_config: str | None = None,
+                 daemon_env: dict[str, str] | None = None) -> None:
         self.tmp = tmp
         self.backend = backend  # "sqlite" | "postgres" (tests/backends.py)
         self.db = db or str(tmp / "chat.db")
+        self.search_config = search_config
         self.env = {
             "PATH": os.environ.get("PATH", ""),
             "HOME": str(tmp),
@@ -59,16 +202,24 @@ class ChatRunner:
             "NAVER_CLIENT_SECRET": naver.client_secret,
             "NAVER_API_BASE_URL": naver.base_url,
             "PYTHONUNBUFFERED": "1",
-            "MCP_CHAT_DAEMON": os.environ.get("MCP_CHAT_DAEMON", "0"),
+            "MCP_CHAT_TEST_BACKOFF_SCALE": BACKOFF_SCALE,
+            **(daemon_env or {"MCP_CHAT_DAEMON": "0"}),
         }
 
-    def __call__(self, *args: str, input: str = "", env: dict | None = None, db: bool = True,
-                 timeout: float = 90) -> Result:
+    def command(self, *args: str, env: dict | None = None, db: bool = True) -> tuple[list[str], dict[str, str]]:
+        """(argv, environment) of one run, as __call__ starts it (for Popen-style tests)."""
         argv = [sys.executable, "-m", "client", *args]
         if db and "--db" not in args:
             argv += ["--db", self.db]
-        full_env = {**self.env, **(env or {})}
-        full_env = {k: v for k, v in full_env.items() if v is not None}
+        full = {**self.env, **(env or {})}
+        names_servers = any(a.split("=", 1)[0] in SERVER_ARGS for a in args) or any(full.get(k) for k in SERVER_ENV)
+        if self.search_config and not names_servers:
+            full["MCP_CONFIG"] = self.search_config
+        return argv, {k: v for k, v in full.items() if v is not None}
+
+    def __call__(self, *args: str, input: str = "", env: dict | None = None, db: bool = True,
+                 timeout: float = 300) -> Result:  # a hang detector: a loaded machine is slow
+        argv, full_env = self.command(*args, env=env, db=db)
         p = subprocess.run(argv, input=input.encode(), capture_output=True, cwd=self.tmp,
                            env=full_env, timeout=timeout)
         return Result(p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
@@ -78,23 +229,53 @@ class ChatRunner:
         return self(*args, "--db", self.db, db=False)
 
 
+# -- tiers, backends, ports --------------------------------------------------------------------
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "sqlite_only: runs on the SQLite backend only (file behaviour)")
-    config.addinivalue_line("markers", "postgres_only: runs on the Postgres backend only (needs TEST_POSTGRES_URL)")
     problem = check_postgres()
     if problem:  # in CI, or with a URL that does not answer: fail loudly, never skip
         raise pytest.UsageError(problem)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Every test that uses `backend` (and so `chat`/`db_url`) runs on each backend."""
+    """A test that uses `backend` (and so `chat`/`db_url`) runs on SQLite; on each backend when
+    it is marked `storage`."""
     if "backend" in metafunc.fixturenames:
-        names = BACKENDS
-        if metafunc.definition.get_closest_marker("sqlite_only"):
+        marker = metafunc.definition.get_closest_marker
+        names = BACKENDS if marker("storage") else ["sqlite"]
+        if marker("sqlite_only"):
             names = ["sqlite"]
-        elif metafunc.definition.get_closest_marker("postgres_only"):
+        elif marker("postgres_only"):
             names = [b for b in BACKENDS if b == "postgres"]  # empty: reported as skipped
         metafunc.parametrize("backend", names)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`slow` by folder and for the PostgreSQL variants; fixed-port tests in one xdist group."""
+    tests = ROOT / "tests"
+    for item in items:
+        try:
+            folder = Path(str(item.path)).relative_to(tests).parts[0]
+        except ValueError:
+            continue
+        callspec = getattr(item, "callspec", None)
+        postgres = callspec is not None and callspec.params.get("backend") == "postgres"
+        if folder in SLOW_FOLDERS or postgres or item.get_closest_marker("localmodel"):
+            item.add_marker(pytest.mark.slow)
+        if folder in PORTS_FOLDERS:
+            item.add_marker(pytest.mark.ports)
+        if item.get_closest_marker("ports"):
+            item.add_marker(pytest.mark.xdist_group("ports"))
+
+
+@contextmanager
+def ports_lock() -> Iterator[None]:
+    """Held while a test uses fixed ports (other worktrees on this machine take it too)."""
+    with open(PORTS_LOCK, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 @pytest.fixture
@@ -105,8 +286,9 @@ def db_url(backend: str, tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture
-def chat(tmp_path: Path, llm: LLMStub, naver: NaverStub, db_url: str, backend: str) -> ChatRunner:
-    return ChatRunner(tmp_path, llm, naver, db_url, backend)
+def chat(tmp_path: Path, llm: LLMStub, naver: NaverStub, db_url: str, backend: str,
+         search_config: str | None, daemon_env: dict[str, str]) -> ChatRunner:
+    return ChatRunner(tmp_path, llm, naver, db_url, backend, search_config, daemon_env)
 
 
 def thread_id_of(out: str) -> str:

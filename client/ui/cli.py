@@ -271,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         args.lang = getattr(args, "lang", None)
         args.real_env = real_env
-        if args.cmd not in ("trust", "completion"):  # the working folder's .env and ./checkpoint.db
+        if args.cmd not in ("trust", "completion", "daemon"):  # the working folder's .env and ./checkpoint.db
             args.folder_trusted = settle(getattr(args, "db", None), real_env)
         return dispatch(args)
     except ConfigError as e:

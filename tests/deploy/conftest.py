@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import ports_lock
 from tests.deploy.stack import Stack, busy_ports, nginx_binary
 
 
@@ -18,8 +19,9 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
-    busy = busy_ports()
-    if busy:
-        pytest.fail(f"ports {busy} are in use: the nginx tests need 127.0.0.1:8080, :8001 and :8002 free")
-    with Stack(tmp_path) as running:
-        yield running
+    with ports_lock():  # other worktrees' suites on this machine use these ports too
+        busy = busy_ports()
+        if busy:
+            pytest.fail(f"ports {busy} are in use: the nginx tests need 127.0.0.1:8080, :8001 and :8002 free")
+        with Stack(tmp_path) as running:
+            yield running

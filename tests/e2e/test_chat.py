@@ -16,6 +16,9 @@ from tests.conftest import TEST_KEY, roles, thread_id_of, user_texts
 ALLOWED_MESSAGE_KEYS = {"role", "content", "tool_calls", "tool_call_id", "name"}
 
 
+@pytest.mark.cold  # a true cold start, as a user's first run
+@pytest.mark.bundled_search  # with the default stdio search server
+@pytest.mark.storage  # stored state, transcript, delete, migration
 def test_new_thread_system_once_first(chat, llm):
     r = chat("--new", input="안녕하세요\n두 번째 질문\n")
     assert r.code == 0, r.err
@@ -30,6 +33,7 @@ def test_new_thread_system_once_first(chat, llm):
     assert roles(reqs[1]) == ["system", "user", "assistant", "user"]
 
 
+@pytest.mark.storage  # stored state, transcript, delete, migration
 def test_resume_after_exit_carries_earlier_turns(chat, llm):
     r1 = chat("--new", input="첫 질문\n종료\n")
     tid = thread_id_of(r1.err)
@@ -41,6 +45,7 @@ def test_resume_after_exit_carries_earlier_turns(chat, llm):
     assert user_texts(last) == ["첫 질문", "이어서 질문"]
 
 
+@pytest.mark.storage  # stored state, transcript, delete, migration
 def test_two_threads_never_see_each_other(chat, llm):
     a = thread_id_of(chat("--thread", "thread-a", input="사과는 빨갛다\n").err)
     chat("--thread", "thread-b", input="바나나는 노랗다\n")
@@ -52,6 +57,8 @@ def test_two_threads_never_see_each_other(chat, llm):
     assert user_texts(reqs[2]) == ["사과는 빨갛다", "무슨 과일?"]
 
 
+@pytest.mark.bundled_search  # a tool turn through the default stdio search server
+@pytest.mark.storage  # stored state, transcript, delete, migration
 def test_tool_turn_stored_and_replayed_in_order(chat, llm, naver):
     r = chat("--thread", "tools", input="서울 맛집 검색해줘\n고마워\n")
     assert r.code == 0, r.err
@@ -79,6 +86,8 @@ def test_piped_output_is_plain_and_blank_lines_send_nothing(chat, llm):
     assert [user_texts(q)[-1] for q in llm.chat_requests()] == ["하나", "둘"]
 
 
+@pytest.mark.cold  # a true cold start, as a user's first run
+@pytest.mark.bundled_search  # with the default stdio search server
 def test_exit_words_end_cleanly(chat, llm):
     for word in ("종료", "exit", "quit"):
         llm.clear()
@@ -112,6 +121,7 @@ def test_alternate_key_variable_is_accepted(chat, llm):
     assert llm.headers[-1]["authorization"] == "Bearer alt-key-999"
 
 
+@pytest.mark.storage  # stored state, transcript, delete, migration
 def test_threads_export_delete(chat, llm):
     chat("--thread", "keep-me", input="첫째 메시지\n서울 검색\n")
     chat("--thread", "drop-me", input="지울 대화\n")
@@ -135,6 +145,7 @@ def test_threads_export_delete(chat, llm):
     assert chat.sub("export", "nope").code == 1
 
 
+@pytest.mark.storage  # stored state, transcript, delete, migration
 def test_key_never_stored_or_printed(chat, llm):
     r = chat("--thread", "secret-check", input="서울 검색\n")
     assert contains(chat.db, "서울 검색")  # the probe sees stored text...
@@ -156,6 +167,7 @@ def test_not_a_database_is_left_untouched(chat, llm, tmp_path):
     assert llm.requests == []
 
 
+@pytest.mark.storage  # stored state, transcript, delete, migration
 def test_init_db_is_idempotent(chat, tmp_path):
     import subprocess
     import sys

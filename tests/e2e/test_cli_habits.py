@@ -7,6 +7,7 @@ Real `mcp-chat` processes against the recording model stub; a fake HOME per test
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -21,8 +22,8 @@ HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
 @pytest.fixture
-def runner(tmp_path, llm, naver) -> ChatRunner:
-    return ChatRunner(tmp_path, llm, naver)
+def runner(tmp_path, llm, naver, search_config, daemon_env) -> ChatRunner:
+    return ChatRunner(tmp_path, llm, naver, search_config=search_config, daemon_env=daemon_env)
 
 
 def files_under(root: Path) -> set[str]:
@@ -104,6 +105,7 @@ def test_print_json_failed_turn_exits_1_with_error_field(runner, llm):
 def test_output_format_without_print_is_rejected(runner):
     r = runner("--new", "--output-format", "json", input="")
     assert r.code == 2
+    assert r.error_line() == "-p 와 함께만 쓰는 옵션입니다: --output-format"
 
 
 # -- stdout in a pipe ------------------------------------------------------------
@@ -160,6 +162,8 @@ def test_continue_with_no_thread_starts_a_new_one(runner, llm):
 def test_thread_options_are_exclusive(runner):
     r = runner("--new", "-c", input="")
     assert r.code == 2
+    line = r.error_line()
+    assert line.startswith("잘못된 옵션: ") and "--continue" in line and "--new" in line
 
 
 # -- /model ----------------------------------------------------------------------
@@ -234,6 +238,7 @@ def test_user_env_file_and_working_folder_env(runner, llm, tmp_path):
     assert llm.chat_requests()[-1]["model"] == "HCX-005"
 
 
+@pytest.mark.bundled_search  # the default server selection itself (no shared server injected)
 def test_user_mcp_json_is_the_default_servers_file(runner, llm, tmp_path):
     conf = tmp_path / "cfg" / "mcp-chat"
     conf.mkdir(parents=True)
@@ -303,8 +308,8 @@ def test_completion_scripts(runner, shell):
     for word in ("--thread", "--continue", "threads", "export"):
         assert word in r.out
     exe = shutil.which(shell)
-    if exe is None:
-        pytest.skip(f"{shell} is not installed: syntax not checked")
+    if exe is None:  # scripts/test.sh installs Debian's bash and zsh
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(f"{shell} is not installed: syntax not checked")
     check = subprocess.run([exe, "-n"], input=r.out, capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
     if shell == "bash":  # complete a partly typed option and a command, as the shell would
@@ -315,10 +320,26 @@ def test_completion_scripts(runner, shell):
 
 
 def test_strategies_match_the_policy():
-    from client.core.config import STRATEGIES
-    from client.core.context.policy import STRATEGIES as POLICY
+    """The --context choices are the strategies the settings type and the policy know, and the
+    policy acts on each one differently (an unknown name would fall through to "none")."""
+    from typing import get_args
 
-    assert STRATEGIES == POLICY
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+    from client.core.config import DEFAULT_MAX_TURNS, STRATEGIES, ContextSettings, Strategy
+    from client.core.context.policy import prepare
+    from client.ui.cli import build_parser
+
+    chat = build_parser()._subparsers._group_actions[0].choices["chat"]  # type: ignore[union-attr]
+    [context] = [a for a in chat._actions if "--context" in a.option_strings]
+    assert tuple(context.choices) == STRATEGIES == get_args(Strategy)
+    assert set(DEFAULT_MAX_TURNS) == set(STRATEGIES)
+    history = [SystemMessage("s")] + [m for i in range(8) for m in (HumanMessage(f"q{i}"), AIMessage(f"a{i}"))]
+    outcome = {}
+    for name in STRATEGIES:
+        done = prepare(history, ContextSettings(name, 2, 5))
+        outcome[name] = (len(done.messages), done.trimmed, done.plan is not None)
+    assert outcome == {"none": (17, 0, False), "trim": (5, 6, False), "summarize": (17, 0, True)}
 
 
 def test_help_imports_no_heavy_modules():

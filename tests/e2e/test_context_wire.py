@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import re
 
@@ -81,7 +83,7 @@ def test_summarize_n5_m2_rolls_forward(chat, llm):
     assert roles(r7) == ["system", "user", "assistant", "user", "assistant", "user", "assistant", "user"]
     assert r7["messages"][1]["content"] == SUMMARY_REQ
     summary1 = r7["messages"][2]["content"]
-    assert summary1.startswith("요약:")
+    assert summary1.startswith(llm.answer_to(plain[0]))  # the summarizer's own answer holds the pair
     assert real_users(r7) == ["질문 5", "질문 6", "질문 7"]
     # 8th-10th: the pair plus turns since, no re-summarizing
     assert real_users(chat_reqs[9]) == ["질문 5", "질문 6", "질문 7", "질문 8", "질문 9", "질문 10"]
@@ -103,6 +105,7 @@ def test_summarize_n5_m2_rolls_forward(chat, llm):
     assert stored == [f"질문 {i}" for i in range(1, 12)]
 
 
+@pytest.mark.storage  # what the stored state holds
 def test_resumed_process_starts_at_the_last_summary(chat, llm):
     args = ("--thread", "hyd", "--context", "summarize", "--summary-after", "5", "--max-turns", "2")
     chat(*args, input=lines(7))
@@ -114,6 +117,57 @@ def test_resumed_process_starts_at_the_last_summary(chat, llm):
     assert contents.count(SUMMARY_REQ) == 1
     assert real_users(req) == ["질문 5", "질문 6", "질문 7", "질문 8"]
     assert not any(f"질문 {i}" == c for c in contents for i in (1, 2, 3, 4))
+
+
+@pytest.mark.storage  # what the stored state holds
+def test_resumed_legacy_thread_with_a_pair_in_the_middle_starts_at_the_pair(chat, llm):
+    """An older client stored the whole history with the summary pair in the middle: what the
+    pair covers is pruned when the thread is loaded, and never sent again."""
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+    from client.core.context.turns import summary_pair
+    from tests.e2e.test_storage import seed_legacy_thread
+
+    old = [HumanMessage("옛 질문 1"), AIMessage("옛 답 1"), HumanMessage("옛 질문 2"), AIMessage("옛 답 2")]
+    kept = [HumanMessage("남은 질문 3"), AIMessage("남은 답 3")]
+    seed_legacy_thread(chat.db, "legacy", [SystemMessage("시스템"), *old, *summary_pair("요약본 1-2"), *kept])
+    r = chat("--thread", "legacy", "--context", "summarize", input="새 질문 4\n")
+    assert r.code == 0, r.err
+    [req] = llm.chat_requests()
+    assert [(m["role"], m["content"]) for m in req["messages"]] == [
+        ("system", "시스템"), ("user", SUMMARY_REQ), ("assistant", "요약본 1-2"),
+        ("user", "남은 질문 3"), ("assistant", "남은 답 3"), ("user", "새 질문 4")]
+    assert llm.summary_requests() == []  # nothing new to summarize: the pair stands for turns 1-2
+
+
+@pytest.mark.storage  # what the stored state holds
+def test_foreground_summary_on_resume_in_a_pipe(chat, llm):
+    """A thread stored without summaries, resumed with the summarize policy in a pipe: the turn
+    makes the summary first (no background task exists yet), then sends the pair; the state
+    holds the pair from then on, so a third process starts from it."""
+    r = chat("--thread", "fg", "--context", "none", input=lines(7))
+    assert r.code == 0, r.err
+    llm.clear()
+    args = ("--thread", "fg", "--context", "summarize", "--summary-after", "5", "--max-turns", "2")
+    r = chat(*args, input="질문 8\n")
+    assert r.code == 0, r.err
+    assert "이전 대화 5턴을 요약합니다" in r.out + r.err
+    [summary] = llm.summary_requests()
+    assert llm.requests.index(summary) == 0  # made before the turn's own request
+    body = summary["messages"][-1]["content"]
+    assert all(f"질문 {i}" in body for i in range(1, 6)) and all(f"질문 {i}" not in body for i in (6, 7, 8))
+    [req] = llm.chat_requests()
+    assert roles(req) == ["system", "user", "assistant", "user", "assistant", "user", "assistant", "user"]
+    assert req["messages"][1]["content"] == SUMMARY_REQ
+    pair = req["messages"][2]["content"]
+    assert pair.startswith(llm.answer_to(summary).strip())
+    assert real_users(req) == ["질문 6", "질문 7", "질문 8"]
+    llm.clear()
+    r = chat(*args, input="질문 9\n")
+    assert r.code == 0, r.err
+    [req] = llm.chat_requests()
+    assert req["messages"][2]["content"] == pair  # stored: the next process starts at the same pair
+    assert real_users(req) == ["질문 6", "질문 7", "질문 8", "질문 9"]
 
 
 def test_resume_with_trim_policy_after_summary(chat, llm):
@@ -143,6 +197,7 @@ def test_summarizer_failure_keeps_history_and_retries_next_turn(chat, llm):
     assert "boom" not in r8["messages"][2]["content"]
 
 
+@pytest.mark.storage  # what the stored state holds
 def test_message_over_budget_is_refused_not_sent_not_stored(chat, llm):
     big = "가" * 4000
     r = chat("--thread", "budget", "--max-input-tokens", "3000", input=f"{big}\n짧은 질문\n{big}\n다음 질문\n")
@@ -181,36 +236,46 @@ def test_budget_drops_oldest_turns_from_the_request(chat, llm):
 
 
 def test_summary_rolled_over_chunks_twice_keeps_turn_one_facts(chat, llm):
-    """Long turns, two summary rolls: every summarized turn is read by exactly one summarizer
-    request (oldest first, chunked to fit), the second roll extends the first roll's summary
-    instead of rewriting it, and after both rolls the pair still holds turn 1's fact."""
+    """Long turns, two summary rolls of two chunks each: every summarized turn is read by exactly
+    one summarizer request, each request holds only what fits one chunk (here one ~1,900-token
+    turn: two would not fit half the 7,400-token budget), oldest first; the pair holds every
+    chunk's answer in order, the second roll extends the first roll's summary instead of
+    rewriting it, and after both rolls the pair still holds turn 1's fact."""
+    from client.engine.summaries import SUMMARY_CHUNK_TOKENS
+
     llm.report_usage = False  # the client's own estimate decides, uncalibrated
+    budget = 7400
+    assert min(SUMMARY_CHUNK_TOKENS, budget // 2) == 3700  # one turn a chunk
     facts = ["고래는 포유류", "수도는 서울", "물은 백도", "달은 위성", "불은 뜨겁", "끝 질문"]
-    lines_ = "".join(f"질문 {i} {fact} " + "나" * 1300 + "\n" for i, fact in enumerate(facts, 1))
+    # [brief]: short answers, so three long user lines still fit one request
+    lines_ = "".join(f"질문 {i} {fact} [brief] " + "나" * 2530 + "\n" for i, fact in enumerate(facts, 1))
     r = chat("--thread", "roll", "--context", "summarize", "--summary-after", "2", "--max-turns", "1",
-             "--max-input-tokens", "7400", "--no-memory", input=lines_)
+             "--max-input-tokens", str(budget), "--no-memory", input=lines_)
     assert r.code == 0, r.err
     assert "이번 요청에서 뺐습니다" not in r.out + r.err  # the budget itself dropped nothing
 
     sums = llm.summary_requests()
-    assert len(sums) >= 2  # two rolls, at least one request each
     for q in sums:
         assert "tools" not in q
     bodies = [q["messages"][-1]["content"] for q in sums]
-    readers = {i: [k for k, b in enumerate(bodies) if f"질문 {i} " in b] for i in range(1, 5)}
-    assert all(len(v) == 1 for v in readers.values()), readers  # each turn summarized once
-    assert [v[0] for v in readers.values()] == sorted(v[0] for v in readers.values())  # oldest first
-    assert all(f"질문 {j} " not in b for b in bodies for j in (5, 6))  # the kept turns are not summarized
+    read = [[i for i in range(1, 7) if f"질문 {i} " in b] for b in bodies]
+    assert read == [[1], [2], [3], [4]]  # one chunk a request, oldest first; turns 5-6 are kept
+    # the first roll's two requests come before turn 4's request, the second roll's before turn 6's
+    order = [("sum" if q in sums else "chat") for q in llm.requests]
+    assert order == ["chat"] * 3 + ["sum"] * 2 + ["chat"] * 2 + ["sum"] * 2 + ["chat"]
+    answers = [llm.answer_to(q).strip() for q in sums]  # what the summarizer answered
     chat_reqs = llm.chat_requests()
     assert len(chat_reqs) == 6
     assert chat_reqs[3]["messages"][1]["content"] == SUMMARY_REQ
-    pair1 = chat_reqs[3]["messages"][2]["content"]  # after the first roll
+    pair1 = chat_reqs[3]["messages"][2]["content"]  # after the first roll: both chunks, in order
+    assert 0 <= pair1.index(answers[0]) < pair1.index(answers[1])
     assert facts[0] in pair1 and facts[1] in pair1
     last = chat_reqs[5]
     assert roles(last) == ["system", "user", "assistant", "user", "assistant", "user"]
     assert last["messages"][1]["content"] == SUMMARY_REQ
     final_pair = last["messages"][2]["content"]
     assert final_pair.startswith(pair1)  # the second roll extended the first summary
+    assert len(pair1) < final_pair.index(answers[2]) < final_pair.index(answers[3])
     for fact in facts[:4]:
         assert fact in final_pair, (fact, final_pair)  # turn 1's fact survived two rolls
     assert [u.split()[1] for u in real_users(last)] == ["5", "6"]

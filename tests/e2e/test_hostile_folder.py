@@ -13,7 +13,8 @@ import pytest
 
 from tests.conftest import ChatRunner, Result
 
-pytestmark = pytest.mark.sqlite_only
+pytestmark = [pytest.mark.sqlite_only, pytest.mark.bundled_search,  # the default stdio search server
+              pytest.mark.cold]  # and a true cold start, in the hostile folder
 HOSTILE = ("server", "client", "mcp", "httpx", "anyio", "pydantic", "dotenv", "runpy", "json",
            "sitecustomize", "usercustomize", "typing_extensions", "starlette")
 

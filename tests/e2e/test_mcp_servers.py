@@ -189,6 +189,6 @@ def test_invalid_config_files_exit_2_naming_the_entry(chat, llm, tmp_path):
         for w in words:
             assert w in lines[0], (name, lines[0])
     r = chat("--new", "--mcp-config", str(tmp_path / "missing.json"), input="안녕\n")
-    assert r.code == 2 and "missing.json" in r.err
+    assert r.code == 2 and "missing.json" in r.error_line()
     assert llm.requests == []  # nothing was sent anywhere
     assert not Path(chat.db).exists()  # refused before the database was opened

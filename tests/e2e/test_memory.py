@@ -41,6 +41,7 @@ def system_of(req: dict) -> str:
     return req["messages"][0]["content"]
 
 
+@pytest.mark.storage  # memory rows in the store
 def test_fact_reaches_next_thread_of_same_user_only(chat, llm):
     r = chat("--thread", "a", "--user", "minji", input="나는 채식주의자야\n오늘 몇 시야?\n")
     assert r.code == 0, r.err
@@ -85,6 +86,7 @@ def test_no_memory_flag(chat, llm):
     assert "[장기 기억]" not in system_of(llm.chat_requests()[0])
 
 
+@pytest.mark.storage  # memory rows in the store
 def test_delete_removes_what_the_thread_contributed(chat, llm):
     chat("--thread", "d1", "--user", "u4", input="나는 축구를 좋아해\n")
     assert count_rows(chat.db, "memory", "d1") == 1
@@ -109,6 +111,7 @@ def test_scoring_failure_keeps_bullets_unscored(chat, llm):
     assert "[-] 사용자는 파이썬 개발자다" in r.out
 
 
+@pytest.mark.storage  # memory rows in the store
 def test_second_update_only_reads_new_turns(chat, llm):
     chat("--thread", "inc", "--user", "u6", input="나는 김치를 좋아해\n")
     llm.clear()
@@ -119,6 +122,7 @@ def test_second_update_only_reads_new_turns(chat, llm):
     assert thread_id_of(chat("--new", "--user", "u6", input="").err)
 
 
+@pytest.mark.storage  # memory rows in the store
 @pytest.mark.timeout(300)  # five client runs
 def test_memory_commands_and_delete_touch_only_their_own_user(chat, llm):
     chat("--thread", "k1", "--user", "kim", input="나는 고양이를 좋아해\n")  # kim's memory first (lowest ids)

@@ -9,7 +9,11 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.conftest import user_texts
+
+pytestmark = pytest.mark.storage  # thread locks across clients: both backends
 
 BUSY = "다른 클라이언트에서 이미 열려 있습니다"
 

@@ -21,6 +21,8 @@ from client.core.secrets import redact_db_error
 from tests.backends import PG_URL, count_rows, is_pg, query
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.storage  # the store itself: both backends
+
 HOLDER = """
 import asyncio, sys
 from client.engine.store import open_store

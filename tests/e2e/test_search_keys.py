@@ -8,6 +8,9 @@ import pytest
 NOTICE = "NAVER_CLIENT_ID/NAVER_CLIENT_SECRET이 설정되지 않아"
 
 
+pytestmark = pytest.mark.bundled_search  # the default server sees the keys (or their absence)
+
+
 @pytest.mark.parametrize("unset", [("NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET"), ("NAVER_CLIENT_SECRET",)])
 def test_no_naver_keys_no_search_tools_and_one_notice(chat, llm, naver, unset):
     env = {name: None for name in unset}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -20,12 +21,10 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT
-from tests.server.helpers import free_port, stop_process, wait_for_port
+from tests.server.helpers import reported_port, stop_process
 
 
 def _listening(port: int) -> bool:
-    import socket
-
     with socket.socket() as s:
         s.settimeout(0.2)
         return s.connect_ex(("127.0.0.1", port)) == 0
@@ -41,7 +40,8 @@ class RoundRobinProxy:
 
     def __init__(self, ports: list[int]) -> None:
         self.ports = ports
-        self.port = free_port()
+        self.sock = socket.create_server(("127.0.0.1", 0))  # bound now: its port cannot be taken meanwhile
+        self.port = self.sock.getsockname()[1]
         self.hits = {p: 0 for p in ports}
         self.inflight = {p: 0 for p in ports}
         self._next = itertools.cycle(range(len(ports)))
@@ -95,7 +95,8 @@ class RoundRobinProxy:
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off",
                                 interface="asgi3")
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._server.serve()), daemon=True)
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._server.serve(sockets=[self.sock])),
+                                        daemon=True)
         self._thread.start()
         _wait(lambda: _listening(self.port), 20)
         return self
@@ -104,18 +105,24 @@ class RoundRobinProxy:
         self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(10)
+        self.sock.close()
 
 
-def _replica(naver, port: int, log) -> subprocess.Popen:
+def _replica(naver, log_path) -> tuple[subprocess.Popen, int]:
+    """A stateless replica on a port it chose (port 0, reported in its log)."""
     env = {"PATH": "", "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", "NAVER_API_BASE_URL": naver.base_url,
            "NAVER_CLIENT_ID": naver.client_id, "NAVER_CLIENT_SECRET": naver.client_secret}
-    p = subprocess.Popen([sys.executable, "-m", "server", "--stateless", "--port", str(port)],
-                         env=env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-    wait_for_port(port, p)
-    return p
+    with open(log_path, "w") as log:
+        p = subprocess.Popen([sys.executable, "-m", "server", "--stateless", "--port", "0"],
+                             env=env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    try:
+        return p, reported_port(log_path, p)
+    except BaseException:
+        stop_process(p)
+        raise
 
 
-def _wait(pred, timeout: float = 60, proc: subprocess.Popen | None = None) -> None:
+def _wait(pred, timeout: float = 120, proc: subprocess.Popen | None = None) -> None:
     end = time.monotonic() + timeout
     while not pred():
         assert time.monotonic() < end, "timed out"
@@ -132,15 +139,14 @@ def _tool_results(llm) -> list[str]:
 
 @pytest.fixture
 def replicas(naver, tmp_path):
-    ports = [free_port(), free_port()]
-    with open(tmp_path / "replicas.log", "w") as log:
-        procs = [_replica(naver, p, log) for p in ports]
-        try:
-            with RoundRobinProxy(ports) as proxy:
-                yield proxy, dict(zip(ports, procs))
-        finally:
-            for p in procs:
-                stop_process(p)
+    started = [_replica(naver, tmp_path / f"replica-{i}.log") for i in range(2)]
+    procs = {port: proc for proc, port in started}
+    try:
+        with RoundRobinProxy(list(procs)) as proxy:
+            yield proxy, procs
+    finally:
+        for p in procs.values():
+            stop_process(p)
 
 
 def _client(chat, proxy: RoundRobinProxy) -> subprocess.Popen:

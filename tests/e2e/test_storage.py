@@ -13,6 +13,8 @@ import pytest
 from tests.backends import count_rows, open_saver, query
 from tests.conftest import ROOT, roles, user_texts
 
+pytestmark = pytest.mark.storage  # pruning, concurrency, crashes, upgrades: both backends
+
 
 def count(db: str, table: str, thread: str) -> int:
     return count_rows(db, table, thread)  # SQLite file or Postgres schema

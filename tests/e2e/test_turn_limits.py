@@ -7,6 +7,8 @@ stdout and stderr together (status output may move to stderr when stdout is a pi
 
 from __future__ import annotations
 
+import pytest
+
 import json
 
 from tests.conftest import user_texts
@@ -65,6 +67,7 @@ def test_tool_call_cap(chat, llm):
     assert "도구 호출 한도(2회)" in r.out + r.err
 
 
+@pytest.mark.storage  # what is stored after a failed turn
 def test_failed_turn_keeps_the_user_message(chat, llm):
     for _ in range(3):
         llm.push({"status": 503, "body": {"error": {"message": "overloaded"}}})

@@ -136,6 +136,7 @@ def test_threads_and_export_leave_a_planted_database_alone(tmp_path, llm, naver)
         assert r.code == 0 and "planted" not in r.out and NOTICE in r.err, r
         r = runner("export", "planted", db=False)
         assert r.code == 1 and "planted question" not in r.out, r
+        assert runner("trust", "no-such-dir", db=False).code == 2
         assert runner("trust", db=False).code == 0  # the user decides: now it is theirs to read
         r = runner("threads", db=False)
         assert r.code == 0 and r.out.startswith("planted\t1\t") and NOTICE not in r.err, r

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 import threading
 import time
 from typing import Callable
@@ -18,10 +17,10 @@ class Live:
     stdout and stderr are read as they come, so a test can wait for what the
     program printed (`wait_text`) before it signals."""
 
-    def __init__(self, chat, *args: str) -> None:
-        argv = [sys.executable, "-m", "client", *args, "--db", chat.db]
+    def __init__(self, chat, *args: str, env: dict | None = None) -> None:
+        argv, full_env = chat.command(*args, env=env)
         self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  cwd=chat.tmp, env=chat.env)
+                                  cwd=chat.tmp, env=full_env)
         self._buf: dict[str, bytearray] = {"out": bytearray(), "err": bytearray()}
         self._readers = [threading.Thread(target=self._pump, args=(name, pipe), daemon=True)
                          for name, pipe in (("out", self.p.stdout), ("err", self.p.stderr))]
@@ -91,8 +90,8 @@ def wait_for(pred: Callable[[], bool], timeout: float = 30) -> None:
 def live(chat):
     procs: list[Live] = []
 
-    def start(*args: str) -> Live:
-        lv = Live(chat, *args)
+    def start(*args: str, env: dict | None = None) -> Live:
+        lv = Live(chat, *args, env=env)
         procs.append(lv)
         return lv
 

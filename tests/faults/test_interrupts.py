@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import signal
 
+import pytest
+
 from tests.conftest import roles, user_texts
 from tests.faults.conftest import wait_for
+
+pytestmark = pytest.mark.cold  # signals to a cold-started process (tests/launch proves the forked one)
 
 # The stub streams its answer in 8-character pieces spread over 20 s: with this much
 # text the first piece shows within about a second and the rest takes the 20 s.
 SLOW = "[slow:20] " + "가" * 200 + " "
 
 
+@pytest.mark.storage  # what is stored after a cancel or crash
 def test_ctrl_c_while_streaming_cancels_that_turn_only(chat, llm, live):
     lv = live("--thread", "intr", "--context", "none")
     lv.send("첫 질문")
@@ -57,6 +62,7 @@ def test_ctrl_c_at_the_prompt_exits_cleanly(chat, llm, live):
     assert "대화를 종료합니다" in err  # the goodbye is a status line: stderr in a pipe
 
 
+@pytest.mark.storage  # what is stored after a cancel or crash
 def test_sigkill_mid_answer_resumes_from_last_completed_turn(chat, llm, live):
     lv = live("--thread", "crash", "--context", "none")
     lv.send("첫 질문")
@@ -72,6 +78,7 @@ def test_sigkill_mid_answer_resumes_from_last_completed_turn(chat, llm, live):
     assert roles(req) == ["system", "user", "assistant", "user"]
 
 
+@pytest.mark.storage  # what is stored after a cancel or crash
 def test_sigkill_during_slow_tool_call(chat, llm, naver, live):
     naver.set_mode("slow", delay=20)
     lv = live("--thread", "toolcrash")

@@ -10,7 +10,7 @@ from tests.conftest import TEST_KEY, user_texts
 def test_429_with_retry_after_is_retried_visibly(chat, llm):
     # 3 s: longer than the client's own first back-off (0.5-1 s), so only honouring it explains the gap
     llm.push({"status": 429, "body": {"error": {"message": "rate limited"}}, "headers": {"Retry-After": "3"}})
-    r = chat("--new", input="안녕\n")
+    r = chat("--new", input="안녕\n", env={"MCP_CHAT_TEST_BACKOFF_SCALE": None})  # the real wait
     assert r.code == 0, r.err
     assert "다시 시도합니다" in r.out + r.err
     assert len(llm.chat_requests()) == 2
@@ -55,6 +55,11 @@ def test_key_rejected_mid_session_exits_2(chat, llm):
     r = chat("--new", input="하나\n둘\n셋\n")
     assert r.code == 2
     assert len(llm.chat_requests()) == 2  # no retry after 401
+    assert [ln for ln in r.err.splitlines() if "키를 거부" in ln] == [
+        "CLOVA Studio가 API 키를 거부했습니다 (HTTP 401). CLOVA_STUDIO_API_KEY를 확인하세요."]
+    assert r.err.rstrip().endswith("CLOVA_STUDIO_API_KEY를 확인하세요.")  # the last word: the session ended there
+    assert "Traceback" not in r.err and TEST_KEY not in r.out + r.err
+    assert "답변" not in r.out.split("첫 답", 1)[1]  # nothing was answered after the rejection
 
 
 def test_context_length_error_retries_once_with_less_history(chat, llm):

@@ -6,9 +6,13 @@ import json
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
+
 from tests.backends import contains, is_pg
 from tests.conftest import TEST_KEY
 from tests.server.helpers import server_env, start_http_server, stop_process
+
+pytestmark = pytest.mark.storage  # what reaches the database: both backends
 
 
 def test_no_secret_in_any_file_or_output(chat, llm, naver, tmp_path):

@@ -49,13 +49,11 @@ def test_tool_error_reaches_the_model_as_an_error_result(chat, llm, naver):
 
 
 def test_non_utf8_input_is_replaced_not_fatal(chat, llm):
-    r = chat("--new", input="")  # warm-up
-    raw = "안녕 ".encode() + b"\xff\xfe bad" + "\n다음\n".encode()
     import subprocess
-    import sys
 
-    p = subprocess.run([sys.executable, "-m", "client", "--new", "--db", chat.db], input=raw,
-                       capture_output=True, cwd=chat.tmp, env=chat.env, timeout=60)
+    raw = "안녕 ".encode() + b"\xff\xfe bad" + "\n다음\n".encode()
+    argv, env = chat.command("--new")
+    p = subprocess.run(argv, input=raw, capture_output=True, cwd=chat.tmp, env=env, timeout=90)
     assert p.returncode == 0, p.stderr.decode()
     texts = [user_texts(q)[-1] for q in llm.chat_requests()]
     assert texts[0].startswith("안녕 ") and "\ufffd" in texts[0]

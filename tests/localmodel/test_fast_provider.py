@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from client.engine.local.spec import TOOL_RESULT_CHARS
 from tests.conftest import TEST_KEY, roles
 
@@ -74,6 +76,7 @@ def test_local_provider_budget_labels_and_compact_tool_count(chat, llm, naver):
     assert pct < 40  # tools counted as the local template sends them (compact), not as full schemas
 
 
+@pytest.mark.bundled_search  # the provider caps the bundled server's results
 def test_local_results_are_capped_for_the_small_window(chat, llm, naver):
     naver.set_mode("huge", count=50, item_chars=400)
     env = {**NO_CLOVA, "MCP_CHAT_LOCAL_URL": llm.base_url}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -35,6 +36,8 @@ CALL_TIMEOUT = 15.0
 
 
 def free_port() -> int:
+    """A port nobody listens on right now (for "nothing answers there"; a server child binds
+    port 0 instead and reports its port: start_http_server)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -137,14 +140,31 @@ def wait_for_port(port: int, proc: subprocess.Popen[Any], timeout: float = 20.0)
     raise TimeoutError(f"server did not listen on port {port}")
 
 
+PORT_LINE = re.compile(r"Uvicorn running on http://\S+?:(\d+)")
+
+
+def reported_port(log_path: Path, proc: subprocess.Popen[Any], timeout: float = 60.0) -> int:
+    """The port a server started with `--port 0` chose, from uvicorn's start-up line in its log
+    (no free-port race: nothing else can take the port between choosing and binding)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m = PORT_LINE.search(log_path.read_text(encoding="utf-8", errors="replace"))
+        if m:
+            return int(m.group(1))
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited early with code {proc.returncode}")
+        time.sleep(0.05)
+    raise TimeoutError(f"server did not report its port in {log_path}")
+
+
 def start_http_server(env: dict[str, str], cwd: Path, stderr: Any, *args: str) -> tuple[subprocess.Popen[Any], int]:
-    port = free_port()
+    """`python -m server --port 0 ARGS` with output to the file `stderr` (opened by path)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server", "--port", str(port), *args],
+        [sys.executable, "-m", "server", "--port", "0", *args],
         env=env, cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr,
     )
     try:
-        wait_for_port(port, proc)
+        port = reported_port(Path(stderr.name), proc)
     except BaseException:
         stop_process(proc)
         raise

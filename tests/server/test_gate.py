@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -14,7 +12,7 @@ import pytest
 from mcp.types import LATEST_PROTOCOL_VERSION
 
 from server.gate import BearerAuth, describe_security, split_list, transport_security
-from tests.server.helpers import free_port, server_env, stop_process
+from tests.server.helpers import reported_port, server_env, stop_process
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": LATEST_PROTOCOL_VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
@@ -62,21 +60,16 @@ def test_bearer_check(header, reason):
 
 
 def _serve(tmp_path: Path, host: str, *args: str, **env: str) -> tuple[subprocess.Popen, int, Path]:
-    port = free_port()
-    log = tmp_path / f"server-{port}.log"
+    log = tmp_path / f"server-{len(list(tmp_path.glob('server-*.log')))}.log"
     with open(log, "w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "server", "--host", host, "--port", str(port), *args],
+        proc = subprocess.Popen([sys.executable, "-m", "server", "--host", host, "--port", "0", *args],
                                 env=server_env(None, **env), cwd=tmp_path, stdin=subprocess.DEVNULL,
                                 stdout=out, stderr=out)
-    deadline = time.monotonic() + 30
-    while True:
-        assert proc.poll() is None, log.read_text()
-        with socket.socket() as s:
-            s.settimeout(0.2)
-            if s.connect_ex((host, port)) == 0:
-                return proc, port, log
-        assert time.monotonic() < deadline, "server did not listen"
-        time.sleep(0.05)
+    try:
+        return proc, reported_port(log, proc), log
+    except BaseException:
+        stop_process(proc)
+        raise
 
 
 def _post(host: str, port: int, **headers: str) -> httpx.Response:

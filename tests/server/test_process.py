@@ -123,7 +123,7 @@ def test_stdio_stdout_carries_only_protocol(naver_stub: NaverStub, tmp_path: Pat
         proc.stdin.flush()
         messages = []  # every stdout line must be JSON-RPC
         while len([m for m in messages if "id" in m]) < 4:
-            ready, _, _ = select.select([proc.stdout], [], [], 20)
+            ready, _, _ = select.select([proc.stdout], [], [], 60)  # a bound, not a speed limit
             assert ready, f"no answer; got {messages}"
             line = proc.stdout.readline()
             assert line, "server closed stdout early"
@@ -190,7 +190,8 @@ def test_http_binds_loopback_by_default_and_stops_quietly(
             stop_process(proc)
     assert proc.returncode == 0
     text = log_path.read_text()
-    assert f"http://127.0.0.1:{port}/mcp" in text
+    assert "Naver search MCP server on http://127.0.0.1:" in text  # loopback, as announced
+    assert f"running on http://127.0.0.1:{port} " in text  # the port it chose (--port 0)
     assert "Traceback" not in text and "KeyboardInterrupt" not in text
 
 

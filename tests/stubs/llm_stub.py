@@ -25,6 +25,7 @@ Answers, in order of precedence:
        "검색" or "search"           -> web_search(query=<the text>)
        "[slow:S]"                 -> answer after S seconds (streams slowly)
        "[fail:CODE]"              -> HTTP CODE with an OpenAI-style error body
+       "[brief]"                  -> "답변 N: <first 40 characters of the text>" (long lines, short answers)
    - otherwise -> "답변 N: <user text>" where N counts requests.
 Usage: prompt_tokens = characters of all message contents // 2 + 7 per message
 + characters of the tools JSON // 4;
@@ -73,6 +74,7 @@ class LLMStub:
         self.loop: str | None = None  # "new" | "same" | "always" (even without tools): web_search again
         self.models: list[str] | None = ["stub"]  # GET /models; None: the route answers 404
         self.requests: list[dict] = []
+        self.replies: list[dict] = []  # what each request was answered with, in the same order
         self.headers: list[dict] = []
         self.queue: deque[dict] = deque()
         self.lock = threading.Lock()
@@ -114,6 +116,7 @@ class LLMStub:
                     stub.headers.append({k.lower(): v for k, v in self.headers.items()})
                     n = len(stub.requests)
                     reply = stub.queue.popleft() if stub.queue else stub.rule(body, n)
+                    stub.replies.append(reply)
                 stub.respond(self, body, reply)
 
             def _json(self, status: int, obj: dict, headers: dict | None = None) -> None:
@@ -156,6 +159,7 @@ class LLMStub:
     def clear(self) -> None:
         with self.lock:
             self.requests.clear()
+            self.replies.clear()
             self.arrivals.clear()
             self.headers.clear()
             self.queue.clear()
@@ -167,6 +171,12 @@ class LLMStub:
     def plain_requests(self) -> list[dict]:
         """Requests without tools (summaries, memory)."""
         return [r for r in self.requests if not r.get("tools")]
+
+    def answer_to(self, request: dict) -> str:
+        """The text the stub answered `request` with (one of `requests`)."""
+        with self.lock:
+            i = next(i for i, r in enumerate(self.requests) if r is request)
+            return self.replies[i].get("text", "")
 
     def summary_requests(self) -> list[dict]:
         """Context-summary requests (not memory ones)."""
@@ -220,7 +230,7 @@ class LLMStub:
                 return {"tool_calls": [("web_search", {"query": "첫째"}), ("web_search", {"query": "둘째"})]}
             if "검색" in text or "search" in text.lower():
                 return {"tool_calls": [("web_search", {"query": text[:50]})], "delay": delay}
-        answer = f"답변 {n}: {text}"
+        answer = f"답변 {n}: {text[:40] if '[brief]' in text else text}"
         if len(answer) < self.answer_chars:
             filler = " 자세한 설명을 이어서 드리면 다음과 같습니다."
             answer += (filler * (self.answer_chars // len(filler) + 1))[: self.answer_chars - len(answer)]

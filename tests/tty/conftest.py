@@ -12,7 +12,6 @@ import os
 import shlex
 import shutil
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -110,21 +109,18 @@ class Pane:
 
 
 @pytest.fixture
-def tty(tmp_path: Path, llm, naver) -> Iterator[Callable[..., Pane]]:
+def tty(tmp_path: Path, llm, naver, search_config) -> Iterator[Callable[..., Pane]]:
     """tty(*args) -> a Pane running `python -m client *args --db <tmp>/chat.db` at 120x40."""
     if TMUX is None:
         if os.environ.get("CI"):
             pytest.fail("tmux is required for the terminal tests in CI")
         pytest.skip("tmux is not installed")
-    runner = ChatRunner(tmp_path, llm, naver)
+    runner = ChatRunner(tmp_path, llm, naver, search_config=search_config)
     panes: list[Pane] = []
 
     def start(*args: str, env: dict[str, str] | None = None) -> Pane:
-        argv = [sys.executable, "-m", "client", *args]
-        if "--db" not in args:
-            argv += ["--db", runner.db]
-        env = {**runner.env, "XDG_DATA_HOME": str(tmp_path / "data"), **(env or {})}
-        pane = Pane(tmp_path, env, argv, shown="mcp-chat " + shlex.join(args))
+        argv, full_env = runner.command(*args, env={"XDG_DATA_HOME": str(tmp_path / "data"), **(env or {})})
+        pane = Pane(tmp_path, full_env, argv, shown="mcp-chat " + shlex.join(args))
         panes.append(pane)
         return pane
 
