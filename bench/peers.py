@@ -135,7 +135,7 @@ PEERS = [
     Peer("mcp-chat", "", [], _setup_mcp_chat,
          lambda v, p: [*MCP_CHAT, "-p", p, "--new", "--yes", "--db", "chat.db"], prompt_marker="❯",
          interactive=lambda v: [*MCP_CHAT, "--new", "--yes", "--db", "chat.db"]),
-    Peer("llm", "3.12.1", ["llm==0.36", "llm-tools-mcp==0.4"], _setup_llm,
+    Peer("llm", "3.12.1", ["llm==0.36", "llm-tools-mcp==0.4", "mcp==1.30.0"], _setup_llm,
          lambda v, p: [str(v / "bin" / "llm"), "-m", "stub", "-T", "MCP", p], prompt_marker="> ",
          interactive=lambda v: [str(v / "bin" / "llm"), "chat", "-m", "stub", "-T", "MCP"]),
     Peer("mcp-client-cli", "3.12.1", ["mcp-client-cli==1.0.5"], _setup_mcp_client_cli,
@@ -323,7 +323,10 @@ def main() -> None:
                 prompts[key] = statistics.median([t for t in (time_to_prompt(peer.interactive(venv_of(peer)), envs[key],
                                                   homes[key], peer.prompt_marker) for _ in range(3)) if t is not None] or [float("nan")])
             if mode != "cold":
-                convs[key] = conversation(peer, venv_of(peer), envs[key], homes[key], llm, args.turns)
+                try:
+                    convs[key] = conversation(peer, venv_of(peer), envs[key], homes[key], llm, args.turns)
+                except OSError as e:  # the client ended its session early
+                    sys.stderr.write(f"  {key} conversation: {e}\n")
     report(results, prompts, convs, broken, args)
 
 
