@@ -1,19 +1,22 @@
 """Provider faults: what to retry, how long to wait, what to tell the user.
 
 Pure decisions (classify, backoff) plus one exception type per outcome the
-REPL treats differently.
+REPL treats differently. No SDK is imported here: an exception of the openai SDK or of httpx
+can only exist once that library is loaded, so the checks look it up in sys.modules (the
+command line, the config and the error report import this module before any SDK).
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import random
+import sys
 from dataclasses import dataclass
-from typing import Awaitable, Callable, Literal, TypeVar
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, TypeVar
 
-import httpx
-import openai
+if TYPE_CHECKING:
+    import httpx
 
 MAX_TRIES = 3
 BASE_DELAY = 1.0
@@ -47,7 +50,24 @@ def is_empty_stream(e: BaseException) -> bool:
     return isinstance(e, ValueError) and EMPTY_STREAM in str(e)
 
 
+class _Absent:
+    """Stands for a library that is not loaded: none of its exception types can match."""
+
+    def __getattr__(self, name: str) -> type:
+        return _Never
+
+
+class _Never(Exception):
+    pass
+
+
+def _lib(name: str) -> Any:
+    mod = sys.modules.get(name)
+    return mod if isinstance(mod, ModuleType) and hasattr(mod, "__version__") else _Absent()
+
+
 def classify(e: BaseException) -> Fault:
+    openai, httpx = _lib("openai"), _lib("httpx")
     if is_empty_stream(e):  # the server ended the answer before its first chunk: incomplete
         return Fault("retry")
     if isinstance(e, (openai.AuthenticationError, openai.PermissionDeniedError)):
@@ -66,7 +86,7 @@ def classify(e: BaseException) -> Fault:
     return Fault("fatal")
 
 
-def _retry_after(response: httpx.Response | None) -> float | None:
+def _retry_after(response: httpx.Response | None) -> float | None:  # noqa: F821 - typing only
     if response is None:
         return None
     value = response.headers.get("retry-after")
@@ -127,11 +147,14 @@ async def with_retries(call: Callable[[], Awaitable[T]], on_retry: Callable[[str
             delay = backoff(attempt, fault.retry_after)
             if on_retry:
                 on_retry(describe(e), delay, attempt + 1)
+            import asyncio  # loaded by whoever awaits this; not by the modules that only classify
+
             await asyncio.sleep(delay * backoff_scale())
 
 
 def describe(e: BaseException) -> str:
     """One short line for the user; never the request or its headers."""
+    openai = _lib("openai")
     if isinstance(e, openai.APIStatusError):
         msg = ""
         body = e.body if isinstance(e.body, dict) else {}

@@ -27,11 +27,11 @@ async def check_key(settings: Settings, runtime: Runtime | None = None) -> None:
     first real request."""
     import httpx
 
-    base_url = (runtime or Runtime.of(settings)).base_url
+    runtime = runtime or Runtime.of(settings)
     try:
         async with httpx.AsyncClient(timeout=5) as client:
-            r = await client.get(base_url.rstrip("/") + "/models",
-                                 headers={"Authorization": f"Bearer {settings.api_key}"})
+            r = await client.get(runtime.base_url.rstrip("/") + "/models",
+                                 headers={"Authorization": f"Bearer {runtime.key(settings)}"})
     except httpx.HTTPError:
         return
     if r.status_code in (401, 403):

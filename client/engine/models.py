@@ -134,10 +134,11 @@ async def list_models(settings: Settings, runtime: Runtime | None = None, timeou
     """Model ids the endpoint lists; None when it has no /models route. Raises on other faults."""
     import httpx
 
-    base_url = (runtime or Runtime.of(settings)).base_url
-    headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
+    runtime = runtime or Runtime.of(settings)
+    key = runtime.key(settings)
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
     async with httpx.AsyncClient(timeout=timeout) as client:
-        r = await client.get(base_url.rstrip("/") + "/models", headers=headers)
+        r = await client.get(runtime.base_url.rstrip("/") + "/models", headers=headers)
     if r.status_code in (404, 405):
         return None
     r.raise_for_status()

@@ -62,6 +62,7 @@ class Runtime:
     base_url: str
     chat_slot: int | None = None
     summary_base_url: str = ""
+    api_key: str | None = None  # local: the key its server requires (client/engine/local/keeper.py)
 
     @classmethod
     def of(cls, s: Settings) -> Runtime:
@@ -70,7 +71,11 @@ class Runtime:
 
     def summary_server(self) -> Runtime | None:
         """The runtime of the summary server, once it is ready (None before)."""
-        return Runtime(self.summary_base_url) if self.summary_base_url else None
+        return Runtime(self.summary_base_url, api_key=self.api_key) if self.summary_base_url else None
+
+    def key(self, s: Settings) -> str | None:
+        """The key requests to this endpoint carry: the runtime's own, else the settings'."""
+        return self.api_key or s.api_key
 
 
 @dataclass(frozen=True)
@@ -203,23 +208,54 @@ class LocalProvider(Provider):
         if s.provider_auto:
             notify("auto_local", {"model": self.label})
         install_sigterm_handler()
-        server = prepare(start=True)  # SetupError: one line, exit 1 (client/ui/cli.py)
-        helper, helper_ready = None, None
-        try:
-            await server.wait_ready()
-            runtime = Runtime(server.base_url, chat_slot=0)  # of the server's two (client/engine/local/server.py SLOTS)
+        server = prepare()  # build or fetch once; SetupError: one line, exit 1 (client/ui/cli.py)
+        async with _chat_server(server, s, notify) as runtime:
             helper = _start_summary_server(server, s)  # after the chat's: its loading does not delay the start
-            if helper is not None:
-                helper_ready = asyncio.get_running_loop().create_task(_when_ready(helper, runtime))
-            if s.debug:
-                notify("local_ready", {"url": server.base_url, "pid": server.pid, "seconds": server.ready_seconds})
-            yield runtime
-        finally:
-            if helper_ready is not None:
-                helper_ready.cancel()
-            if helper is not None:
-                helper.stop(grace=1.0)  # holds nothing worth a slow clean exit; niced, it may be slow to stop
-            server.stop()
+            helper_ready = None
+            try:
+                if helper is not None:
+                    helper_ready = asyncio.get_running_loop().create_task(_when_ready(helper, runtime))
+                yield runtime
+            finally:
+                if helper_ready is not None:
+                    helper_ready.cancel()
+                from client.engine.local.server import stop_all
+
+                stop_all([helper], [0.0])  # the niced helper holds nothing worth a slow exit: killed at once
+
+
+@asynccontextmanager
+async def _chat_server(server: Any, s: Settings, notify: Notify) -> AsyncIterator[Runtime]:
+    """The chat's llama-server: the warm one this user keeps (client/engine/local/keeper.py),
+    reused or started for MCP_CHAT_LOCAL_KEEP_ALIVE seconds after the session, or else one of
+    this session's own. Either way it answers only requests with the key in the runtime."""
+    import secrets
+    import time
+
+    from client.engine.local import keeper
+    from client.engine.local.server import stop_all
+
+    keep = keeper.keep_alive()
+    started = time.monotonic()
+    lease = await keeper.acquire(server, keep) if sys.platform.startswith("linux") else None
+    owned = None
+    try:
+        if lease is not None and lease.state is not None:
+            st = lease.state
+            server.api_key, url, pid, seconds = st.key, st.base_url, st.pid, time.monotonic() - started
+        else:
+            server.api_key = secrets.token_urlsafe(32)
+            owned = server.start()
+            seconds = await server.wait_ready()
+            url, pid = server.base_url, server.pid
+        runtime = Runtime(url, chat_slot=0, api_key=server.api_key)  # slot 0 of the server's two (SLOTS)
+        if s.debug:
+            notify("local_ready", {"url": url, "pid": pid, "seconds": seconds})
+        yield runtime
+    finally:
+        stop_all([owned], [5.0])
+        if lease is not None:
+            lease.release(keep)
 
 
 def _start_summary_server(chat: Any, s: Settings) -> Any:
@@ -259,7 +295,7 @@ def _chat_openai(settings: Settings, runtime: Runtime, extra: dict[str, Any], te
         kwargs["temperature"] = temperature
     return ChatOpenAI(
         model=settings.model,
-        api_key=settings.api_key or "not-needed",  # local servers accept anything
+        api_key=runtime.key(settings) or "not-needed",  # a server without a key accepts anything
         base_url=runtime.base_url,
         extra_body=extra,
         streaming=True,

@@ -1,5 +1,6 @@
-"""`mcp-chat daemon status|stop`: the helpers that outlive a session (the pre-imported
-processes, client/engine/launch/)."""
+"""`mcp-chat daemon status|stop` and `mcp-chat local status|stop`: the helpers that outlive a
+session (the pre-imported processes, client/engine/launch/; the local model kept warm,
+client/engine/local/keeper.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
                                        "the per-user process that keeps the modules imported for fast starts "
                                        "(MCP_CHAT_DAEMON=1 on, 0 off)"))
     da.add_argument("op", choices=("status", "stop"), help=tr("상태 보기 또는 종료", "show or stop it"))
+    lo = sub.add_parser("local", prog="mcp-chat local",
+                        help=tr("세션 뒤에도 켜 둔 로컬 모델 서버", "the local model server kept warm after a session"),
+                        description=tr("MCP_CHAT_LOCAL_KEEP_ALIVE 초(기본 300, 0 이면 세션과 함께 종료) 동안 켜 두는 llama-server",
+                                       "llama-server kept up for MCP_CHAT_LOCAL_KEEP_ALIVE seconds "
+                                       "(default 300; 0 stops it with the session)"))
+    lo.add_argument("op", choices=("status", "stop"), help=tr("상태 보기 또는 종료", "show or stop it"))
 
 
 def run_daemon(op: str) -> int:
@@ -29,4 +36,17 @@ def run_daemon(op: str) -> int:
         else:
             print(t("daemon_status", kind=r.get("kind"), pid=r.get("pid"), served=r.get("served"),
                     idle=r.get("idle"), timeout=r.get("idle_timeout"), root=r.get("root")))
+    return 0
+
+
+def run_local(op: str) -> int:
+    from client.engine.local import keeper
+
+    info = keeper.stop() if op == "stop" else keeper.status()
+    if info is None:
+        print(t("local_none"))
+    elif op == "stop":
+        print(t("local_stopped", pid=info.pid))
+    else:
+        print(t("local_status", pid=info.pid, port=info.port, keep=f"{info.keep_alive:g}"))
     return 0

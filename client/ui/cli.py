@@ -22,10 +22,9 @@ from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir
 from client.ui.trust import load_user_env, run_trust, settle
 
 if TYPE_CHECKING:
-    from client.engine.models import Models
     from client.engine.providers import Runtime
 
-SUBCOMMANDS = ("chat", "threads", "export", "delete", "trust", "completion", "daemon")
+SUBCOMMANDS = ("chat", "threads", "export", "delete", "trust", "completion", "daemon", "local")
 SHELLS = ("bash", "zsh")
 EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
 
@@ -74,6 +73,7 @@ def _commands_epilog() -> str:
         ("mcp-chat trust [DIR] [--revoke]", tr("폴더의 .env와 checkpoint.db 신뢰 (또는 취소)", "trust a folder's .env and checkpoint.db (or stop)")),
         ("mcp-chat completion bash|zsh", tr("셸 자동 완성 스크립트 출력", "print a shell completion script")),
         ("mcp-chat daemon status|stop", tr("미리 적재된 백그라운드 프로세스", "the pre-imported background process")),
+        ("mcp-chat local status|stop", tr("켜 둔 로컬 모델 서버", "the local model server kept warm")),
     ]
     lines = [tr("명령:", "commands:")] + [f"  {cmd:<40}{what}" for cmd, what in rows]
     lines.append(tr("명령별 도움말: mcp-chat COMMAND --help", "help on a command: mcp-chat COMMAND --help"))
@@ -113,7 +113,7 @@ def build_parser(completion: bool = False) -> argparse.ArgumentParser:
     co.add_argument("shell", choices=SHELLS, help=tr("셸", "shell"))
     from client.ui import background
 
-    background.add_commands(sub)  # mcp-chat daemon status|stop
+    background.add_commands(sub)  # mcp-chat daemon|local status|stop
     for sp in (th, ex, de, tr_):
         add_common_options(sp)
     return p
@@ -159,65 +159,9 @@ def _stderr_notice(key: str, fmt: dict) -> None:
 
 
 async def _chat(settings: Settings, runtime: Runtime, specs: list) -> int:
-    from client.engine.agent import check_key
-    from client.engine.build import build_session
-    from client.engine.mcp import ToolHub
-    from client.engine.mcp.gate import PermissionGate
-    from client.engine.mcp.permissions import Permissions
-    from client.engine.mcp.saved_approvals import SavedApprovals, approvals_path
-    from client.engine.models import Models
-    from client.ui.repl import Repl
-    from client.engine.store import open_store
-    from client.ui.tui import make_renderer
+    from client.ui.startup import chat  # the start, overlapped (issue 30)
 
-    from client.ui.render import Renderer
-
-    # rich at a terminal, plain when piped; -p always plain (one answer, script-friendly)
-    renderer = make_renderer() if settings.prompt is None else Renderer()
-    await check_key(settings, runtime)
-    store = await open_store(settings.db)
-    permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), secrets=settings_secrets(settings))
-    models = Models(settings, runtime)  # the one owner of the model: sampling, summaries, memory and the agent read it
-    features = client_features(settings, models)
-    features.on_event = lambda key, fmt: renderer.notice(t(key, **fmt))  # e.g. an OAuth login URL at start-up
-    from client.engine.mcp.oauth import headless
-
-    if not headless():
-        import webbrowser
-
-        features.open_url = lambda url: webbrowser.open(url, new=2) if renderer.interactive else None
-    hub = ToolHub(specs, settings.debug, permissions, features)  # the REPL injects the terminal approver
-    try:
-        await hub.connect()
-        for server in hub.failed():  # one line per server; the others keep their tools
-            if server.state == "unconfigured" and not settings.require_tools:  # bundled search, no Naver keys
-                renderer.notice(t("search_no_keys"), True)
-                continue
-            key = "mcp_required" if settings.require_tools else "mcp_server_failed"
-            renderer.error(t(key, name=server.spec.name, target=server.spec.where, err=server.error))
-        if hub.failed() and settings.require_tools:
-            return EXIT_RUNTIME
-        gate = PermissionGate(hub.authorize, hub.tool_of, features.drain_journal)
-        session = build_session(settings, store, hub.tools, models=models, gate=gate)
-        try:
-            return await Repl(settings, session, hub, renderer).run()
-        except EOFError:
-            return EXIT_OK
-        finally:
-            await session.close()  # background memory work stops before the store closes
-    finally:
-        await hub.aclose()
-        await store.close()
-
-
-def client_features(settings: Settings, models: Models):  # -> ClientFeatures
-    """What servers may ask of us: --yes answers, the sampling model (the session's, whichever
-    it is when asked), the roots; the REPL adds the forms."""
-    from client.engine.mcp.features import ClientFeatures
-    from client.engine.mcp.sampling import ModelSampler
-
-    return ClientFeatures(yes=settings.yes, sampler=ModelSampler(models),
-                          roots=[Path(r) for r in settings.roots], user=settings.user)  # never the cwd unasked
+    return await chat(settings, runtime, specs)
 
 
 def _missing_file(db: str) -> bool:
@@ -308,10 +252,10 @@ def dispatch(args: argparse.Namespace) -> int:
         return asyncio.run(run_delete(resolve_db(args), args.thread))
     if args.cmd == "trust":
         return run_trust(args.dir, args.revoke, args.real_env)
-    if args.cmd == "daemon":
+    if args.cmd in ("daemon", "local"):
         from client.ui import background
 
-        return background.run_daemon(args.op)
+        return background.run_daemon(args.op) if args.cmd == "daemon" else background.run_local(args.op)
     return run_completion(args.shell)
 
 

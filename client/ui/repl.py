@@ -13,6 +13,7 @@ import signal
 import sys
 import threading
 import time
+from typing import Awaitable, Callable
 from contextlib import nullcontext
 
 from client.core.config import EXIT_WORDS, THREAD_ID_RE, ConfigError, Settings
@@ -84,6 +85,8 @@ class Repl:
         self.reader: LineReader | TtyReader | None = None
         self._current: asyncio.Task | None = None  # what Ctrl-C cancels
         self.capture: Capture | None = None  # -p: what the one turn produced
+        # at a terminal the MCP servers may still be connecting (client/ui/startup.py): awaited before a turn
+        self.tools_ready: Callable[[], Awaitable[None]] | None = None
         self.slash = SlashContext(session, renderer, hub, read_line=self.read_line, switch=self.switch,
                                   compact=self.turn_compact, turn=self.turn)
 
@@ -266,11 +269,29 @@ class Repl:
                 if await slash.run(self.slash, cmd) == "exit":
                     break
                 continue
+            if self.tools_ready is not None and not await self.wait_for_tools():
+                continue
             await self.turn(await with_mentions(self.hub, self.s, self.r, text))
         await self.end_thread()
         await self.close_memory()
         self.r.info(t("bye"))
         return 0
+
+    async def wait_for_tools(self) -> bool:
+        """The servers still connecting at the first turn: wait (Ctrl-C drops the line)."""
+        assert self.tools_ready is not None
+        self._current = asyncio.ensure_future(self.tools_ready())
+        try:
+            await self._current
+        except asyncio.CancelledError:
+            if not self._current.cancelled() or _self_cancelling():
+                raise
+            self.r.error(t("interrupted"))
+            return False
+        finally:
+            self._current = None
+        self.tools_ready = None
+        return True
 
     async def turn(self, text: str, **kw: object) -> None:
         started = time.monotonic()

@@ -28,7 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 VARYING = re.compile(r"\b[0-9a-f]{32}\b|\bcall_[0-9a-f]{12}\b|\b\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?")
 RUNNING = re.compile(r"^(client|server): running \(pid (\d+), served (\d+)", re.M)
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the daemon is Linux-only")
+# the module's first test also waits for its daemons to import (seconds of CPU on a busy machine)
+pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the daemon is Linux-only"),
+              pytest.mark.timeout(600)]
 
 
 class Runs:

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -28,15 +29,17 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 
 
 @pytest.fixture
-def rundir(tmp_path: Path) -> Path:
+def rundir(tmp_path: Path) -> Iterator[Path]:
     d = tmp_path / "rt"
     d.mkdir(mode=0o700)
-    return d
+    yield d
+    run({**probe_env(d), "MCP_CHAT_DAEMON": "0"}, "stop")  # nothing left running after the test
 
 
 def probe_env(rundir: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MCP_CHAT_", "PROBE_"))}
-    env.update({"MCP_CHAT_DAEMON": "1", "MCP_CHAT_RUNTIME_DIR": str(rundir), "PYTHONPATH": str(ROOT)}, **extra)
+    env.update({"MCP_CHAT_DAEMON": "1", "MCP_CHAT_RUNTIME_DIR": str(rundir), "PYTHONPATH": str(ROOT),
+                "MCP_CHAT_DAEMON_IDLE": "120"}, **extra)
     return env
 
 
@@ -188,19 +191,25 @@ def test_a_variable_read_while_importing_must_match(rundir: Path) -> None:
     assert status(env)["pid"] == first["pid"]  # a refusal for one run does not retire the daemon
 
 
-def test_a_terminal_run_is_cold(rundir: Path) -> None:
+def test_a_terminal_run_is_served_with_its_terminal(rundir: Path) -> None:
     import pty
 
     env = probe_env(rundir)
     warm(env)
-    leader, follower = pty.openpty()
-    try:
-        p = subprocess.Popen([*PROBE, "state"], env=env, stdin=follower, stdout=subprocess.PIPE)
-        out = json.loads(p.communicate(timeout=60)[0])
-    finally:
-        os.close(leader)
-        os.close(follower)
-    assert out["pid"] == p.pid and out["streams"][0]["tty"]
+    outs = []
+    for mode in ("1", "0"):
+        leader, follower = pty.openpty()
+        try:
+            p = subprocess.Popen([*PROBE, "state"], env={**env, "MCP_CHAT_DAEMON": mode}, stdin=follower,
+                                 stdout=subprocess.PIPE, stderr=follower)
+            outs.append((p.pid, json.loads(p.communicate(timeout=60)[0])))
+        finally:
+            os.close(leader)
+            os.close(follower)
+    (hot_pid, hot), (cold_pid, cold) = outs
+    assert hot["pid"] != hot_pid and cold["pid"] == cold_pid
+    assert hot["streams"][0]["tty"] and hot["streams"][2]["tty"]
+    assert hot["streams"] == cold["streams"]
 
 
 def test_disabled_means_cold_and_no_daemon(rundir: Path) -> None:

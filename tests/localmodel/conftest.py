@@ -74,6 +74,10 @@ class LocalChat:
             "NAVER_CLIENT_ID": naver.client_id,
             "NAVER_CLIENT_SECRET": naver.client_secret,
             "NAVER_API_BASE_URL": naver.base_url,
+            # each test its own runtime folder; servers stop with their session unless a test keeps them
+            "MCP_CHAT_RUNTIME_DIR": str(tmp / "rt"),
+            "MCP_CHAT_LOCAL_KEEP_ALIVE": "0",
+            "MCP_CHAT_DAEMON": os.environ.get("MCP_CHAT_DAEMON", "0"),
         }
         if proxy is not None:
             self.env["MCP_CHAT_LOCAL_URL"] = proxy.base_url

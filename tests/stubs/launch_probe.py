@@ -86,6 +86,11 @@ def main() -> int:
         return 0
     if action == "raise":
         raise RuntimeError("probe failure")
+    if action == "stop":
+        from client.engine.launch.launcher import control
+
+        print(json.dumps(control("stop")))
+        return 0
     if action == "status":
         from client.engine.launch.launcher import control
 

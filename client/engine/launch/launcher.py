@@ -7,8 +7,9 @@ background for the next runs. While the run lives this process forwards the sign
 (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1/2, SIGCONT; SIGTSTP stops the run and then
 itself), and at the end it exits as the run did: the same code, or killed by the same signal.
 
-MCP_CHAT_DAEMON=0 turns it off (always cold); MCP_CHAT_RUNTIME_DIR names the runtime folder
-(tests share one); MCP_CHAT_DAEMON_IDLE is the daemon's idle timeout in seconds.
+On by default (Linux); MCP_CHAT_DAEMON=0 turns it off (always cold); MCP_CHAT_RUNTIME_DIR names
+the runtime folder (tests share one); MCP_CHAT_DAEMON_IDLE is the daemon's idle timeout in
+seconds; MCP_CHAT_DAEMON_DEBUG=1 says on stderr why a run starts cold.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ _SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "
 
 def enabled(env: dict[str, str] | None = None) -> bool:
     env = os.environ if env is None else env
-    if env.get("MCP_CHAT_DAEMON", "").strip() != "1":
+    if env.get("MCP_CHAT_DAEMON", "").strip() == "0":
         return False
     return (sys.platform.startswith("linux") and hasattr(os, "pidfd_open") and not sys.flags.inspect
             and not ({"importtime", "dev", "tracemalloc"} & set(sys._xoptions)))
@@ -99,10 +100,12 @@ class _Forwarder:
             pass
 
 
-def run(kind: str, module: str, *, interactive: bool = False) -> int | None:
-    """Serve this invocation from the daemon; None: start cold. Non-terminal runs only unless
-    `interactive`."""
-    if not enabled() or (not interactive and _tty()):
+def run(kind: str, module: str) -> int | None:
+    """Serve this invocation from the daemon; None: start cold. Terminal sessions too: the run
+    reads and writes the terminal through the descriptors it was given; job control goes
+    through this process (SIGTSTP stops the run, then this one; SIGCONT on `fg` resumes both),
+    and so do window size changes (SIGWINCH)."""
+    if not enabled():
         return None
     rundir = private_runtime_dir()
     if rundir is None:
@@ -153,13 +156,6 @@ def _debug(text: str) -> None:
     """MCP_CHAT_DAEMON_DEBUG=1: say on stderr why a run starts cold."""
     if os.environ.get("MCP_CHAT_DAEMON_DEBUG") == "1":
         os.write(2, f"mcp-chat launcher: {text}\n".encode("utf-8", "replace"))
-
-
-def _tty() -> bool:
-    try:
-        return os.isatty(0)
-    except OSError:
-        return False
 
 
 def _connect(path: Path) -> socket.socket:

@@ -2,6 +2,7 @@
 
     prepare()            build/reuse llama-server, fetch/verify the weights (progress: progress.set_sink)
     prepare(start=True)  ... and start the server as a child process (call `wait_ready()` next)
+    keeper.acquire(...)  a warm server kept between sessions (MCP_CHAT_LOCAL_KEEP_ALIVE)
 
 Cache: `$MCP_CHAT_CACHE`, else `$XDG_CACHE_HOME/mcp-chat`, else `~/.cache/mcp-chat`.
 """

@@ -75,8 +75,11 @@ SUMMARY_NICE = 19  # the summary server only gets the CPU the chat leaves idle
 class LocalServer:
     def __init__(self, binary: Path, model: Path, template: Path, *, alias: str, ctx: int = CONTEXT_WINDOW,
                  threads: int | None = None, watchdog: bool | None = None, slots: int = SLOTS,
-                 nice: int = 0, name: str = "llama-server") -> None:
+                 nice: int = 0, name: str = "llama-server", api_key: str | None = None) -> None:
         self.binary, self.model, self.template, self.alias = binary, model, template, alias
+        # requests without it get 401: the loopback port is open to every user of the machine.
+        # Passed in the environment (LLAMA_API_KEY), which only this user can read, never in argv.
+        self.api_key = api_key
         self.ctx = ctx
         self.slots, self.nice = slots, nice
         self.threads = threads or int(os.environ.get("MCP_CHAT_LOCAL_THREADS", "0") or 0) or None
@@ -109,9 +112,9 @@ class LocalServer:
             cmd += ["--no-warmup"]  # ready sooner; its first request is in the background anyway
         return cmd
 
-    def start(self) -> LocalServer:
+    def start(self, port: int = 0) -> LocalServer:
         """Spawn the server (call from the main thread: PDEATHSIG follows the spawning thread)."""
-        self.port = free_port()
+        self.port = port or free_port()
         cmd = self.command()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "wb")  # the last start's log only
@@ -119,6 +122,9 @@ class LocalServer:
         # OpenMP threads that spin while waiting stall generation badly whenever another
         # process wants a core (measured on 2 cores under load: 2-7 tokens/s spinning, 11-18 passive)
         env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        env.pop("LLAMA_API_KEY", None)
+        if self.api_key:
+            env["LLAMA_API_KEY"] = self.api_key
         kwargs: dict = {"stdout": log, "stderr": log, "start_new_session": True, "env": env}
         if self.watchdog:
             cmd = [sys.executable, "-c", _WATCHDOG, *cmd]
@@ -161,20 +167,50 @@ class LocalServer:
         raise SetupError("local_server_timeout", seconds=f"{timeout:.0f}", log=str(self.log_path))
 
     def stop(self, grace: float = 5.0) -> None:
-        """SIGTERM to the server's process group, SIGKILL after `grace` seconds. Idempotent."""
+        """SIGTERM to the server's process group, SIGKILL after `grace` seconds. Idempotent, and
+        never raises: a killed process may still need CPU time to exit (a niced one on a busy
+        machine), which is the kernel's business, not a failure of the session."""
         proc, self.proc = self.proc, None
         if proc is None:
             return
         atexit.unregister(self.stop)
-        if proc.poll() is None:
-            _signal_group(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(grace)
-            except subprocess.TimeoutExpired:
-                _signal_group(proc.pid, signal.SIGKILL)
-                proc.wait(grace)
-        if proc.stdin is not None:
-            proc.stdin.close()
+        try:
+            if proc.poll() is None:
+                if grace > 0:
+                    _signal_group(proc.pid, signal.SIGTERM)
+                if grace <= 0 or not _waited(proc, grace):
+                    _signal_group(proc.pid, signal.SIGKILL)
+                    _waited(proc, KILL_WAIT)
+        except OSError:
+            pass
+        finally:
+            if proc.stdin is not None:
+                try:
+                    proc.stdin.close()
+                except OSError:
+                    pass
+
+
+KILL_WAIT = 3.0  # seconds to let a SIGKILLed server exit before going on without waiting
+
+
+def _waited(proc: subprocess.Popen[bytes], seconds: float) -> bool:
+    try:
+        proc.wait(seconds)
+        return True
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def stop_all(servers: list[LocalServer | None], graces: list[float]) -> None:
+    """Stop each server in turn; one that fails to stop never keeps the next one running."""
+    for server, grace in zip(servers, graces):
+        if server is None:
+            continue
+        try:
+            server.stop(grace)
+        except Exception:  # noqa: BLE001 - stop() itself does not raise; belt and braces at exit
+            pass
 
 
 def summary_server(chat: LocalServer) -> LocalServer:
@@ -183,7 +219,7 @@ def summary_server(chat: LocalServer) -> LocalServer:
     runs in the time the chat leaves idle. Same weights (the page cache shares them)."""
     return LocalServer(chat.binary, chat.model, chat.template, alias=chat.alias, ctx=chat.ctx,
                        threads=chat.threads, watchdog=chat.watchdog, slots=1, nice=SUMMARY_NICE,
-                       name="llama-server-summary")
+                       name="llama-server-summary", api_key=chat.api_key)
 
 
 def _signal_group(pid: int, sig: int) -> None:
