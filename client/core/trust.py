@@ -26,7 +26,7 @@ from client.core.secrets import SECRET_VARS
 
 # A variable whose value is shown as (secret): by its name, or a value carrying URL credentials.
 SECRET_NAME = re.compile(r"KEY|SECRET|TOKEN|PASS|PWD|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE", re.I)
-SHOWN_CHARS = 80  # of one value in the question
+SHOWN_CHARS = 200  # of one value in the question (longer: the middle elided, both ends kept)
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,10 @@ def shown_value(name: str, value: str) -> str | None:
     """The value as the question shows it; None for a secret (its name only)."""
     if is_secret(name, value):
         return None
-    return value if len(value) <= SHOWN_CHARS else value[: SHOWN_CHARS - 1] + "…"
+    if len(value) <= SHOWN_CHARS:
+        return value
+    half = (SHOWN_CHARS - 1) // 2  # a path's file name is at its end: never cut that off
+    return value[:half] + "…" + value[-half:]
 
 
 @dataclass

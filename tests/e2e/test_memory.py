@@ -108,8 +108,8 @@ def test_llm_scorer_makes_one_scoring_request(chat, llm):
 
 def test_scoring_failure_keeps_bullets_unscored(chat, llm):
     llm.push({"text": "답"})  # the chat turn
-    llm.push({"text": "- [1] 사용자는 파이썬 개발자다"})  # extraction
-    llm.push({"text": "엉뚱한 답"}, {"text": "또 엉뚱한 답"})  # scoring, then its one retry
+    llm.push({"text": "- [1] 사용자는 파이썬 개발자다", "for": "memory"})  # extraction
+    llm.push({"text": "엉뚱한 답", "for": "memory"}, {"text": "또 엉뚱한 답", "for": "memory"})  # scoring, then its one retry
     r = chat("--thread", "s1", "--user", "u5", "--memory-scorer", "llm", input="나는 파이썬 개발자야\n/memory\n")
     assert "점수 없이" in r.out + r.err
     r = chat("--thread", "s2", "--user", "u5", input="/memory\n")

@@ -15,6 +15,7 @@ from tests.server.helpers import server_env, start_http_server, stop_process
 pytestmark = pytest.mark.storage  # what reaches the database: both backends
 
 
+@pytest.mark.bundled_search  # the Naver credentials reach the bundled server through the client's env
 def test_no_secret_in_any_file_or_output(chat, llm, naver, tmp_path):
     naver.client_secret = "naver-secret-XYZ-987"
     naver.client_id = "naver-id-ABC-123"

@@ -136,8 +136,11 @@ def test_a_signal_to_the_launcher_reaches_the_run(rundir: Path, sig: int, handle
     warm(env)
     ends = []
     for mode in ("1", "0"):
+        # as a shell starts a foreground job: the signal at its default, even when this test runs
+        # under a background job (which ignores SIGINT and SIGQUIT, and so would its children)
         p = subprocess.Popen([*PROBE, "sleep", *(["handle"] if handle else [])], env={**env, "MCP_CHAT_DAEMON": mode},
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
         line = p.stdout.readline().decode()  # the sign that the run is in its sleep
         assert line.startswith("ready ")
         assert (int(line.split()[1]) != p.pid) == (mode == "1")

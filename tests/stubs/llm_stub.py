@@ -4,7 +4,8 @@ Real HTTP on 127.0.0.1, in a background thread. Tests assert on `requests`
 (the parsed JSON bodies the endpoint received), never on client internals.
 
 Answers, in order of precedence:
-1. `push(...)`-queued replies (dicts: {"text": ...} | {"tool_calls": [(name, args), ...]} (args a str: sent
+1. `push(...)`-queued replies, first in first out; a reply with "for": "memory" answers only a
+   memory request, which takes no other (background passes run when a test does not choose) (dicts: {"text": ...} | {"tool_calls": [(name, args), ...]} (args a str: sent
    as the raw argument text, e.g. malformed JSON)
    | {"status": 500, "body": {...}, "headers": {...}} | {"delay": s, ...} | {"cut": True, "text": ...}
    | {"stall": s, ...} (no bytes at all for s seconds) | {"empty": True} (a stream with no chunk at all,
@@ -62,6 +63,13 @@ def prompt_tokens_of(body: dict) -> int:
     return sum(len(_content_text(m.get("content"))) for m in msgs) // 2 + 7 * len(msgs) + tools
 
 
+def is_memory_request(body: dict) -> bool:
+    """An extraction ("장기 기억 후보") or scoring ("유용성") request of the memory pass."""
+    msgs = body.get("messages", [])
+    system = _content_text(msgs[0].get("content")) if msgs and msgs[0].get("role") == "system" else ""
+    return not body.get("tools") and ("장기 기억 후보" in system or "유용성" in system)
+
+
 HIGH_VALUE = ("나는", "저는", "내 ", "제 ", "좋아", "싫어", "기억")  # scored 0.9; others 0.2
 
 
@@ -115,7 +123,7 @@ class LLMStub:
                     stub.requests.append(body)
                     stub.headers.append({k.lower(): v for k, v in self.headers.items()})
                     n = len(stub.requests)
-                    reply = stub.queue.popleft() if stub.queue else stub.rule(body, n)
+                    reply = stub.take(body) or stub.rule(body, n)
                     stub.replies.append(reply)
                 stub.respond(self, body, reply)
 
@@ -156,6 +164,17 @@ class LLMStub:
         with self.lock:
             self.queue.extend(replies)
 
+    def take(self, body: dict) -> dict | None:
+        """The first queued reply meant for this request (call with the lock held). Memory passes
+        run in the background, at moments a test does not choose: they take only replies pushed
+        with "for": "memory"; every other request takes only replies without it."""
+        memory = is_memory_request(body)
+        for i, reply in enumerate(self.queue):
+            if (reply.get("for") == "memory") == memory:
+                del self.queue[i]
+                return reply
+        return None
+
     def clear(self) -> None:
         with self.lock:
             self.requests.clear()
@@ -184,6 +203,10 @@ class LLMStub:
                 and "장기 기억" not in _content_text(r["messages"][0].get("content"))]
 
     # -- behaviour ---------------------------------------------------------
+    def memory_requests(self) -> list[dict]:
+        """Long-term memory requests (extraction, scoring), in order."""
+        return [r for r in self.requests if is_memory_request(r)]
+
     def rule(self, body: dict, n: int) -> dict:
         msgs = body.get("messages", [])
         system = _content_text(msgs[0].get("content")) if msgs and msgs[0].get("role") == "system" else ""

@@ -55,6 +55,7 @@ class NaverStub:
     def __init__(self, client_id: str = "test-id", client_secret: str = "test-secret", port: int = 0) -> None:
         self.client_id = client_id
         self.client_secret = client_secret
+        self._credentials = (client_id, client_secret)  # what reset() restores (a shared stub)
         self.requests: list[dict[str, Any]] = []
         self.mode = "ok"
         self.options: dict[str, Any] = {}
@@ -100,7 +101,10 @@ class NaverStub:
             self.mode, self.options = mode, dict(kw)
 
     def reset(self) -> None:
+        """Back to "ok" with the credentials it was started with: a test that changes them on the
+        session's shared stub must not leave the shared search server's key wrong for the next."""
         self.set_mode("ok")
+        self.client_id, self.client_secret = self._credentials
         self.requests.clear()
 
     # -- request handling ----------------------------------------------------------------------

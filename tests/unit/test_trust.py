@@ -67,7 +67,8 @@ def test_a_symlinked_folder_is_the_folder_it_points_to(tmp_path):
     ("MCP_CONFIG", "./evil.json", "./evil.json"),
     ("CLOVA_STUDIO_API_KEY", "sk-1", None), ("NAVER_CLIENT_SECRET", "s", None), ("MY_TOKEN", "t", None),
     ("DB_PASSWORD", "p", None), ("CHECKPOINT_DB", "postgresql://u:pw@h/db", None),
-    ("NOTE", "x" * 200, "x" * 79 + "…"),
+    ("NOTE", "x" * 200, "x" * 200),
+    ("MCP_CONFIG", "/" + "d" * 300 + "/evil.json", "/" + "d" * 98 + "…" + "d" * 89 + "/evil.json"),
 ])
 def test_secret_values_are_never_shown(name, value, shown):
     assert shown_value(name, value) == shown

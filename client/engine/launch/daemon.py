@@ -36,7 +36,7 @@ from client.core.paths import private_runtime_dir
 from client.engine.launch import child as child_state
 from client.engine.launch.key import Files, identity, install_root, key
 from client.engine.launch.preload import recording_env
-from client.engine.launch.wire import WireError, close_fds as _close, peer_uid, recv, send
+from client.engine.launch.wire import WireError, close_fds as _close, peer_uid, recv, send, socket_name
 
 IDLE_DEFAULT = 600.0
 REQUEST_TIMEOUT = 5.0
@@ -261,7 +261,8 @@ def _listen(path: Path) -> socket.socket:
     except FileNotFoundError:
         pass
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.bind(str(tmp))
+    with socket_name(tmp) as name:
+        s.bind(name)
     os.chmod(tmp, 0o600)
     s.listen(16)
     os.replace(tmp, path)

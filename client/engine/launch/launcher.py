@@ -24,7 +24,7 @@ from pathlib import Path
 
 from client.core.paths import private_runtime_dir
 from client.engine.launch.key import Files, fixed_env, identity, interpreter_flags, key
-from client.engine.launch.wire import WireError, peer_uid, recv, send
+from client.engine.launch.wire import WireError, peer_uid, recv, send, socket_name
 
 FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGWINCH", "SIGUSR1", "SIGUSR2", "SIGCONT")
 STOPS = ("SIGTSTP", "SIGTTIN", "SIGTTOU")
@@ -161,7 +161,8 @@ def _debug(text: str) -> None:
 def _connect(path: Path) -> socket.socket:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
     try:
-        s.connect(str(path))
+        with socket_name(path) as name:
+            s.connect(name)
         if peer_uid(s) != os.geteuid():  # never a process of another user
             raise PermissionError("peer")
     except OSError:
