@@ -79,7 +79,8 @@ class Live:
                 self._buf["err"].decode(errors="replace"))
 
 
-def wait_for(pred: Callable[[], bool], timeout: float = 30) -> None:
+def wait_for(pred: Callable[[], bool], timeout: float = 120) -> None:
+    """Until pred() holds; the bound is a hang detector (a cold start on a loaded machine takes a minute)."""
     end = time.monotonic() + timeout
     while not pred():
         assert time.monotonic() < end, "timed out waiting"

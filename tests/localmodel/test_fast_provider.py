@@ -58,6 +58,7 @@ def test_no_key_and_nothing_prepared_is_one_line_exit_2(chat, llm, tmp_path: Pat
     assert llm.requests == []
 
 
+@pytest.mark.bundled_search  # the tool result in the second request is capped by the provider, as a user gets it
 def test_local_provider_budget_labels_and_compact_tool_count(chat, llm, naver):
     """`--provider local` against a server that is already running (MCP_CHAT_LOCAL_URL)."""
     env = {**NO_CLOVA, "MCP_CHAT_LOCAL_URL": llm.base_url}

@@ -107,7 +107,7 @@ async def test_memory_passes_run_after_the_answer_and_neither_the_end_nor_exit_w
     await s.open("mem-bg")
     await run_turn(s, "오늘 몇 시야?")  # a question states nothing: no pass
     assert not s.memory_worker.busy and extractions() == []
-    llm.push({"text": "네, 기억할게요."}, {"stall": 120, "text": "- [2] 사용자는 채식주의자다"})  # the answer; a stuck extraction
+    llm.push({"text": "네, 기억할게요."}, {"stall": 120, "text": "- [2] 사용자는 채식주의자다", "for": "memory"})  # the answer; a stuck extraction
     await run_turn(s, "나는 채식주의자라서 고기는 안 먹어.")
     for _ in range(600):  # the sign: the extraction request reached the endpoint
         if extractions():
