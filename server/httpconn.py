@@ -57,6 +57,10 @@ class HeaderTimeoutProtocol(H11Protocol):
         self._stop_head_timer()
         super().connection_lost(exc)
 
+    def _unsupported_upgrade_warning(self) -> None:
+        """An `Upgrade:` request is served as a plain one (there is no WebSocket endpoint); its access
+        line records it, uvicorn's two warnings would be more lines for the one request."""
+
     def _waiting_for_head(self) -> bool:
         return (not self.transport.is_closing() and self.conn.their_state is h11.IDLE
                 and self.conn.our_state is h11.IDLE)
