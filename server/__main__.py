@@ -3,8 +3,10 @@
     mcp-search-server [--transport streamable-http|stdio] [--host 127.0.0.1] [--port 8000]
                       [--stateless] [--log-level LEVEL]
                       [--allowed-hosts H,...] [--allowed-origins O,...] [--auth-token T]
+                      [--max-sessions N] [--session-idle-timeout S] [--header-timeout S]
 
-Env: MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS, MCP_SEARCH_TOKEN (comma-separated lists; options win).
+Env: MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS, MCP_SEARCH_TOKEN (comma-separated lists),
+MCP_MAX_SESSIONS, MCP_SESSION_IDLE_TIMEOUT, MCP_HEADER_TIMEOUT; options win.
 
 A `.env` in the current directory is loaded first (not with --no-env-file); real environment variables win.
 Logs go to stderr only (on stdio, stdout carries nothing but the protocol).
@@ -20,6 +22,19 @@ import sys
 from pathlib import Path
 
 import anyio
+
+from server.limits import (
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_SESSION_IDLE_TIMEOUT,
+    UsageError,
+    apply_limits,
+    count,
+    describe_limits,
+    positive_seconds,
+    seconds,
+)
+from server.logsafe import OneLineFormatter
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -63,6 +78,27 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "(repeat or comma-separate) allow rotation (env MCP_SEARCH_TOKEN; prefer it: argv is visible in ps)",
     )
     parser.add_argument(
+        "--max-sessions",
+        type=count,
+        metavar="N",
+        help=f"at most N open MCP sessions (stateful HTTP); a new one beyond that gets HTTP 503, open ones "
+        f"are kept; 0 = no limit (env MCP_MAX_SESSIONS; default {DEFAULT_MAX_SESSIONS})",
+    )
+    parser.add_argument(
+        "--session-idle-timeout",
+        type=seconds,
+        metavar="S",
+        help=f"close an MCP session after S seconds without a request in flight (an open GET stream counts "
+        f"as one); its id then gets 404; 0 = never (env MCP_SESSION_IDLE_TIMEOUT; default {DEFAULT_SESSION_IDLE_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--header-timeout",
+        type=positive_seconds,
+        metavar="S",
+        help=f"close a connection that has not sent a complete request line and headers within S seconds "
+        f"(408 if it sent part of one) (env MCP_HEADER_TIMEOUT; default {DEFAULT_HEADER_TIMEOUT:g})",
+    )
+    parser.add_argument(
         "--log-level",
         type=str.upper,
         choices=LEVELS,
@@ -93,13 +129,18 @@ def _version() -> str:
 def setup_logging(level: str) -> None:
     """Plain stderr logging; per-request chatter from the SDK and httpx only at DEBUG."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    # One record is one line: control and bidi characters from requests are written escaped.
+    handler.setFormatter(OneLineFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
     if level != "DEBUG":
         for name in ("mcp.server.lowlevel.server", "mcp.server.streamable_http", "httpx", "httpcore"):
             logging.getLogger(name).setLevel(logging.WARNING)
+        # A second line per request (session created/refused, Host/Origin refused): the access
+        # line already says it (server.gate.AccessLog), so one request stays one line.
+        for name in ("mcp.server.streamable_http_manager", "mcp.server.transport_security"):
+            logging.getLogger(name).setLevel(logging.ERROR)
         # The SDK logs a traceback when a client closes its session while the GET stream is open.
         logging.getLogger("mcp.server.streamable_http").addFilter(_drop_closed_stream_errors)
 
@@ -125,6 +166,7 @@ def apply_env(args: argparse.Namespace) -> None:
     args.allowed_hosts = split_list(args.allowed_hosts or os.environ.get("MCP_ALLOWED_HOSTS"))
     args.allowed_origins = split_list(args.allowed_origins or os.environ.get("MCP_ALLOWED_ORIGINS"))
     args.auth_token = split_list(args.auth_token or os.environ.get("MCP_SEARCH_TOKEN"))
+    apply_limits(args, os.environ)
 
 
 def _exit_now(signum: int, frame: object) -> None:
@@ -137,7 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(args.log_level)
     if not args.no_env_file:
         load_env_file()
-    apply_env(args)
+    try:
+        apply_env(args)
+    except UsageError as exc:
+        print(f"mcp-search-server: error: {exc}", file=sys.stderr)
+        return 2
     # Import after logging is set so FastMCP's basicConfig does not install its own handler.
     from server.app import build_app, serve_http, serve_stdio
     from server.gate import describe_security
@@ -150,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
         log_level=args.log_level,
         allowed_hosts=args.allowed_hosts,
         allowed_origins=args.allowed_origins,
+        max_sessions=args.max_sessions or None,
+        session_idle_timeout=args.session_idle_timeout or None,
     )
     try:
         if args.transport == "stdio":
@@ -168,8 +216,9 @@ def main(argv: list[str] | None = None) -> int:
                 logging.getLogger("server").log(
                     logging.WARNING if " OFF" in line or "no --auth-token" in line else logging.INFO, "%s", line
                 )
+            logging.getLogger("server").info("%s", describe_limits(args))
             signal.signal(signal.SIGTERM, signal.default_int_handler)  # like Ctrl-C: quiet exit
-            anyio.run(serve_http, app, args.auth_token)
+            anyio.run(serve_http, app, args.auth_token, args.header_timeout)
     except KeyboardInterrupt:
         pass
     return 0

@@ -13,7 +13,8 @@ from mcp.server.fastmcp.exceptions import ToolError
 from mcp.types import ContentBlock, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from server import gate, naver
+from server import gate, httpconn, naver
+from server.limits import DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT
 
 logger = logging.getLogger(__name__)
 
@@ -136,9 +137,14 @@ def build_app(
     log_level: LogLevel = "INFO",
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
+    max_sessions: int | None = DEFAULT_MAX_SESSIONS,
+    session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
 ) -> NaverFastMCP:
     """Create the server. `stateless_http`/`json_response` are what `--stateless` turns on;
-    `allowed_hosts`/`allowed_origins` extend DNS-rebinding protection beyond loopback."""
+    `allowed_hosts`/`allowed_origins` extend DNS-rebinding protection beyond loopback;
+    `max_sessions`/`session_idle_timeout` bound the stateful MCP sessions (the SDK's own limits:
+    a new session beyond the cap gets 503, a session with no request in flight for that many
+    seconds is closed and its id answers 404; None: no limit)."""
     app = NaverFastMCP(
         name="naver-search",
         instructions=INSTRUCTIONS,
@@ -148,6 +154,8 @@ def build_app(
         json_response=json_response,
         log_level=log_level,
         transport_security=gate.transport_security(host, allowed_hosts, allowed_origins),
+        max_sessions=max_sessions,
+        session_idle_timeout=session_idle_timeout,
     )
     for fn, title in TOOLS:
         app.add_tool(
@@ -169,9 +177,11 @@ async def _close_client_after(inner: Any, starlette_app: Any) -> AsyncIterator[N
             await naver.aclose_client()
 
 
-async def serve_http(app: NaverFastMCP, tokens: Sequence[str] = ()) -> None:
+async def serve_http(app: NaverFastMCP, tokens: Sequence[str] = (),
+                     header_timeout: float = DEFAULT_HEADER_TIMEOUT) -> None:
     """Serve streamable HTTP at http://HOST:PORT/mcp behind `gate` (access log, GET /healthz,
-    bearer tokens when given); the shared Naver client closes on shutdown.
+    bearer tokens when given); the shared Naver client closes on shutdown. A connection must
+    complete each request head within `header_timeout` seconds (httpconn).
 
     FastMCP's own `lifespan` runs once per MCP session (per request when stateless), so the
     process-wide client is closed from the Starlette app lifespan instead.
@@ -189,6 +199,8 @@ async def serve_http(app: NaverFastMCP, tokens: Sequence[str] = ()) -> None:
         log_level=level,
         access_log=False,  # gate.AccessLog writes one line per request (no query strings)
         log_config=None,  # keep our logging setup (stderr)
+        http=httpconn.protocol_class(header_timeout),
+        ws="none",  # no WebSocket endpoint: an Upgrade request is an ordinary request
     )
     await uvicorn.Server(config).serve()
 

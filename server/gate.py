@@ -14,6 +14,8 @@ from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
 
+from server.logsafe import escape, url_path
+
 access_logger = logging.getLogger("server.access")
 
 HEALTH_PATH = "/healthz"
@@ -142,8 +144,10 @@ class BearerAuth:
 
 
 class AccessLog:
-    """One line per HTTP request when its answer ends: method, path (no query string), status,
-    duration, client. 401s are warnings with the reason. Never headers or bodies."""
+    """One line per HTTP request when its answer ends: method, path as sent (no query string,
+    bytes outside visible ASCII as %XX), status, duration, client. Refusals are warnings with the
+    reason (401: the token's fault; 421/403: the Host/Origin refused by the SDK; 503: the session
+    cap). Never bodies, tokens or other headers."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -167,11 +171,33 @@ class AccessLog:
             ms = (time.perf_counter() - start) * 1000
             client = scope.get("client")
             who = f"{client[0]}" if client else "-"
-            reason = scope.get("state", {}).get("auth_failure")
+            method = url_path(str(scope["method"]).encode("latin-1", "replace"))
+            path = url_path(scope.get("raw_path") or scope["path"].encode("utf-8", "surrogateescape"))
+            reason = _refusal(scope, status)
             if reason:
-                access_logger.warning("%s %s %d %.1fms %s (%s)", scope["method"], scope["path"], status, ms, who, reason)
+                access_logger.warning("%s %s %d %.1fms %s (%s)", method, path, status, ms, who, reason)
             else:
-                access_logger.info("%s %s %d %.1fms %s", scope["method"], scope["path"], status or 500, ms, who)
+                access_logger.info("%s %s %d %.1fms %s", method, path, status or 500, ms, who)
+
+
+def _header(scope: dict, name: bytes) -> str:
+    value = next((v for k, v in scope["headers"] if k.lower() == name), b"")
+    text = value.decode("latin-1")
+    return escape(text[:100] + ("..." if len(text) > 100 else ""))
+
+
+def _refusal(scope: dict, status: int) -> str | None:
+    """Why the request was refused, for the access line (the SDK's own warnings are off below DEBUG)."""
+    reason = scope.get("state", {}).get("auth_failure")
+    if reason:
+        return reason
+    if status == 421:  # the SDK's DNS-rebinding check
+        return f"Host not allowed: {_header(scope, b'host')}"
+    if status == 403:
+        return f"Origin not allowed: {_header(scope, b'origin')}"
+    if status == 503:  # the session manager at --max-sessions
+        return "too many open MCP sessions"
+    return None
 
 
 def wrap(app: Any, tokens: Sequence[str]) -> Any:

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +16,10 @@ from hypothesis import strategies as st
 
 from server import naver
 from server.__main__ import parse_args
+from server.limits import UsageError, apply_limits, describe_limits
+from server.logsafe import OneLineFormatter, escape, url_path
 from server.results import clean_text, fit_result, render
+from tests.server.helpers import server_env
 
 
 @pytest.mark.parametrize(
@@ -124,3 +132,72 @@ def test_cli_defaults() -> None:
     args = parse_args(["--transport", "stdio", "--stateless", "--log-level", "debug"])
     assert (args.transport, args.stateless, args.log_level) == ("stdio", True, "DEBUG")
     assert parse_args(["--transport", "stdio"]).log_level == "WARNING"
+
+
+def test_limits_from_options_env_and_defaults() -> None:
+    args = parse_args(["--max-sessions", "5"])
+    apply_limits(args, {"MCP_MAX_SESSIONS": "7", "MCP_SESSION_IDLE_TIMEOUT": "0", "MCP_HEADER_TIMEOUT": " 2.5 "})
+    assert (args.max_sessions, args.session_idle_timeout, args.header_timeout) == (5, 0.0, 2.5)  # the option wins
+    args = parse_args([])
+    apply_limits(args, {"MCP_MAX_SESSIONS": ""})
+    assert (args.max_sessions, args.session_idle_timeout, args.header_timeout) == (1000, 600.0, 10.0)
+    assert describe_limits(args) == ("request line and headers must arrive within 10s; MCP sessions: at most 1000; "
+                                     "a session closes after 600s without a request")
+    args.stateless = True
+    assert describe_limits(args).endswith("stateless: no MCP sessions are kept")
+
+
+@pytest.mark.parametrize(
+    ("env", "words"),
+    [
+        ({"MCP_MAX_SESSIONS": "many"}, "MCP_MAX_SESSIONS: not a whole number: 'many'"),
+        ({"MCP_MAX_SESSIONS": "-1"}, "MCP_MAX_SESSIONS: must be 0 or more"),
+        ({"MCP_SESSION_IDLE_TIMEOUT": "inf"}, "MCP_SESSION_IDLE_TIMEOUT: must be 0 or more seconds"),
+        ({"MCP_HEADER_TIMEOUT": "0"}, "MCP_HEADER_TIMEOUT: must be more than 0 seconds"),
+        ({"MCP_HEADER_TIMEOUT": "1\x1b[2J"}, r"MCP_HEADER_TIMEOUT: not a number of seconds: '1\x1b[2J'"),
+    ],
+)
+def test_bad_limits_name_the_variable(env: dict[str, str], words: str) -> None:
+    with pytest.raises(UsageError) as info:
+        apply_limits(parse_args([]), env)
+    assert str(info.value).startswith(words) and "\x1b" not in str(info.value)
+
+
+def test_bad_limit_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        parse_args(["--header-timeout", "0"])
+    assert info.value.code == 2 and "must be more than 0 seconds" in capsys.readouterr().err
+
+
+def test_bad_limit_env_exits_2_with_one_line(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "server", "--no-env-file"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, env=server_env(None, MCP_MAX_SESSIONS="lots"))
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == "mcp-search-server: error: MCP_MAX_SESSIONS: not a whole number: 'lots'"
+    assert "Traceback" not in proc.stderr
+
+
+@given(st.text())
+@settings(max_examples=300)
+def test_escaped_text_is_one_visible_line(text: str) -> None:
+    out = escape(text)
+    assert all(unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn") for ch in out)
+    assert len(out.splitlines()) <= 1
+    assert escape(out) == out
+
+
+def test_escape_and_url_path() -> None:
+    assert escape("a\nb\r\x1b[2J\x85\u202e\u200b\u2028 서울\u3000x\\n") == r"a\x0ab\x0d\x1b[2J\x85\u202e\u200b\u2028 서울" + "\u3000x\\n"
+    assert url_path(b"/mcp\nX %0a\x1b\xea\xb0\x80") == "/mcp%0AX%20%0a%1B%EA%B0%80"
+
+
+def test_formatter_writes_one_line_per_record() -> None:
+    formatter = OneLineFormatter("%(levelname)s %(message)s")
+    record = logging.LogRecord("t", logging.WARNING, __file__, 1, "path %s", ("/x\n2026 INFO forged\x1b[0m\u202e",), None)
+    assert formatter.format(record) == r"WARNING path /x\x0a2026 INFO forged\x1b[0m\u202e"
+    try:
+        raise ValueError("bad\x1b[31m value")
+    except ValueError:
+        record = logging.LogRecord("t", logging.ERROR, __file__, 1, "failed", (), sys.exc_info())
+    lines = formatter.format(record).split("\n")
+    assert lines[0] == "ERROR failed" and lines[1].startswith("Traceback") and lines[-1] == r"ValueError: bad\x1b[31m value"
