@@ -37,6 +37,7 @@ START_TIMEOUT = 30.0  # seconds to start and list tools (npx may download first)
 RESTART_TIMEOUT = 10.0
 CALL_TIMEOUT = 300.0  # seconds per tool call unless the entry sets "timeout"
 RETRY_AFTER = 1.0  # seconds between reconnect attempts of a dead server
+SESSION_TERMINATED = 32600  # the code the SDK gives "Session terminated" (HTTP 404 for our session id)
 STOP_TIMEOUT = 5.0
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -184,7 +185,27 @@ class ServerConn:
                 raise ServerGone(self.error or self.state)
 
     async def call(self, tool: types.Tool, args: dict, progress: ProgressFn | None = None) -> types.CallToolResult:
-        """One tool call; ServerGone when the server is or goes away during it."""
+        """One tool call; ServerGone when the server is or goes away during it. A server that no
+        longer knows our session (restarted, or it expired the session) never ran the call: the
+        connection is made again at once and the call runs on the new session, once."""
+        try:
+            return await self._call_once(tool, args, progress)
+        except _SessionLost:
+            await self._reconnect()
+        try:
+            return await self._call_once(tool, args, progress)
+        except _SessionLost as e:
+            raise ServerGone(str(e)) from None
+
+    async def _reconnect(self) -> None:
+        async with self._lock:
+            await self.stop()
+            self.restarts += 1
+            await self.start(RESTART_TIMEOUT)
+            if self.state != "connected":
+                raise ServerGone(self.error or self.state)
+
+    async def _call_once(self, tool: types.Tool, args: dict, progress: ProgressFn | None) -> types.CallToolResult:
         await self.ensure()
         session = self.session
         if session is None:
@@ -209,6 +230,8 @@ class ServerConn:
         err = call.exception()
         if err is None:
             return call.result()
+        if _session_lost(err):
+            raise _SessionLost(_one_line(err))
         if not self._ended.is_set() and not _connection_lost(err):
             # The server answered (protocol error, timeout, bad structured content): still alive.
             return _error_result(self.spec.redact(_one_line(err)))
@@ -242,6 +265,16 @@ async def _call_as_task(session: ClientSession, name: str, args: dict, progress:
     if status.status != "completed":
         return _error_result(f"task {status.status}: {status.statusMessage or ''}".strip())
     return await session.experimental.get_task_result(task_id, types.CallToolResult)
+
+
+class _SessionLost(Exception):
+    """The server answered that our session does not exist (the call did not run)."""
+
+
+def _session_lost(err: BaseException) -> bool:
+    """The SDK's answer to HTTP 404 on our session id (streamable HTTP): "Session terminated"."""
+    return (isinstance(err, McpError) and err.error.code == SESSION_TERMINATED
+            and "session terminated" in (err.error.message or "").lower())
 
 
 def _connection_lost(err: BaseException) -> bool:
