@@ -13,7 +13,7 @@ import sys
 from rich.text import Text
 
 from client.ui.i18n import t
-from client.engine.mcp.permissions import ApprovalRequest
+from client.engine.frontend import ApprovalRequest
 from client.ui.render import clean
 from client.ui.render_rich import RichRenderer
 

@@ -148,14 +148,11 @@ async def run_chat(settings: Settings) -> int:
     specs = server_specs(settings)  # a bad --mcp-config is a ConfigError: exit 2 before anything starts
     if settings.db == str(data_dir() / LOCAL_DB):  # the per-user default: its folder may not exist yet
         ensure_private_dir(data_dir())
-    # clova: needs a key; local: starts and stops llama-server
-    async with get_provider(settings.provider).runtime(settings, _stderr_notice) as runtime:
+    from client.ui.local_setup import StartFrontend
+
+    # clova: needs a key; local: prepares once (its setup shown on stderr), starts and stops llama-server
+    async with get_provider(settings.provider).runtime(settings, StartFrontend()) as runtime:
         return await _chat(settings, runtime, specs)
-
-
-def _stderr_notice(key: str, fmt: dict) -> None:
-    """A provider's notice before the chat has a renderer (e.g. the local model is starting)."""
-    print(t(key, **fmt), file=sys.stderr, flush=True)
 
 
 async def _chat(settings: Settings, runtime: Runtime, specs: list) -> int:
@@ -238,9 +235,6 @@ def dispatch(args: argparse.Namespace) -> int:
 
     i18n.set_lang(args.lang or os.environ.get("MCP_CHAT_LANG", "").strip() or "ko")
     if args.cmd == "chat":
-        from client.ui import local_setup  # chat loads the engine anyway
-
-        local_setup.install()  # --provider local reports its one-time setup as events: shown on stderr
         settings = resolve(args)
         settings = dataclasses.replace(settings, prompt=read_prompt(args))  # after the options: errors first
         return asyncio.run(run_chat(settings))

@@ -19,7 +19,7 @@ from contextlib import nullcontext
 from client.core.config import EXIT_WORDS, THREAD_ID_RE, ConfigError, Settings
 from client.core.faults import AuthError, one_line
 from client.core.secrets import settings_secrets
-from client.ui.forms import TerminalForms
+from client.ui.frontend import TerminalFrontend
 from client.ui.i18n import t
 from client.engine.mcp import ToolHub
 from client.ui.oneshot import Capture, to_json
@@ -77,11 +77,12 @@ class LineReader:
 
 
 class Repl:
-    def __init__(self, settings: Settings, session: ChatSession, hub: ToolHub, renderer: Renderer) -> None:
+    def __init__(self, settings: Settings, session: ChatSession, hub: ToolHub, renderer: Renderer,
+                 frontend: TerminalFrontend | None = None) -> None:
         self.session = session
         self.hub = hub
         self.r = renderer
-        hub.on_progress = renderer.progress  # long-running MCP tools
+        self.frontend = frontend  # the engine's way to the screen: asks once a terminal is read (run)
         self.reader: LineReader | TtyReader | None = None
         self._current: asyncio.Task | None = None  # what Ctrl-C cancels
         self.capture: Capture | None = None  # -p: what the one turn produced
@@ -198,13 +199,11 @@ class Repl:
         if once:
             self.reader = None
         elif self.r.interactive:
-            from client.ui.approve import TerminalApprover
-
-            self.reader = TtyReader(self.s.user)
-            self.hub.permissions.approver = TerminalApprover(self.r)  # type: ignore[arg-type]
+            self.reader = reader = TtyReader(self.s.user)
+            if self.frontend is not None:  # tool approvals, servers' forms and questions
+                self.frontend.attach(lambda prompt: reader.read(prompt))
         else:
             self.reader = LineReader()
-        self.serve_requests()
         loop = asyncio.get_running_loop()
         try:
             loop.add_signal_handler(signal.SIGINT, self._interrupt)
@@ -218,23 +217,12 @@ class Repl:
             except (NotImplementedError, RuntimeError):
                 pass
 
-    def serve_requests(self) -> None:
-        """Server requests (elicitation, sampling) become notices, and forms at a terminal."""
-        features = getattr(self.hub, "features", None)
-        if features is None:
-            return
-        features.on_event = lambda key, fmt: self.r.notice(t(key, **fmt))
-        if self.r.interactive and self.reader is not None:
-            reader = self.reader
-            TerminalForms(lambda prompt: reader.read(prompt), self.r).install(features)
-
     async def run_once(self, prompt: str) -> int:
         """-p: answer one message on the chosen thread, then leave at once: a memory pass that
-        needs a model request is left to the next session (its user's statements reach new
-        threads meanwhile)."""
+        needs a model request is left to the next session (the session was built so,
+        client/engine/build.py; its user's statements reach new threads meanwhile)."""
         json_out = self.s.output_format == "json"
         self.capture = cap = Capture(stream=not json_out)
-        self.session.background_memory = False
         await self.choose_thread()
         await self.turn(prompt)
         if json_out:
@@ -350,10 +338,11 @@ class Repl:
                 self.r.tool_result(t("tool_args_refused", name=clean(ev.name)), True, ev.name)
             else:
                 self.r.tool_result(t("perm_denied_result") if denied else ev.content, ev.error, ev.name)
-            for err in _drain(self.hub.permissions.save_errors):
-                self.r.error(t("perm_save_failed", err=err))
         elif isinstance(ev, Notice):
-            self.r.notice(t(ev.key, **ev.fmt), ev.warning)
+            if ev.error:  # e.g. an approval that could not be saved
+                self.r.error(t(ev.key, **ev.fmt))
+            else:
+                self.r.notice(t(ev.key, **ev.fmt), ev.warning)
             if self.capture is not None:
                 self.capture.notices.append(t(ev.key, **ev.fmt))
         elif isinstance(ev, Refused):
@@ -370,12 +359,6 @@ class Repl:
             self.r.error(t("turn_error", err=redact(_short(e), settings_secrets(self.s))))
         finally:
             self.r.end_turn()
-
-
-def _drain(items: list) -> list:
-    out = list(items)
-    items.clear()
-    return out
 
 
 def _read(fd: int) -> bytes:
