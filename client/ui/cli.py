@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from client.ui import i18n
 from client.core.config import ConfigError, Settings
-from client.core.secrets import settings_secrets
 from client.ui.options import add_chat_options, add_common_options, add_db_option, resolve, resolve_db
 from client.ui.i18n import t, tr
+from client.ui.parser import Parser as _Parser
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir
 from client.ui.trust import load_user_env, run_trust, settle
 
@@ -27,40 +27,6 @@ if TYPE_CHECKING:
 SUBCOMMANDS = ("chat", "threads", "export", "delete", "trust", "completion", "daemon", "local")
 SHELLS = ("bash", "zsh")
 EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
-
-
-def version() -> str:
-    from client import __version__  # one constant: no scan of the installed distributions
-
-    return __version__
-
-
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    def add_usage(self, usage, actions, groups, prefix=None):  # type: ignore[no-untyped-def]
-        super().add_usage(usage, actions, groups, tr("사용법: ", "usage: ") if prefix is None else prefix)
-
-
-class _Version(argparse.Action):
-    def __init__(self, option_strings: list[str], dest: str, **kw: object) -> None:
-        super().__init__(option_strings, dest, nargs=0, help=tr("버전을 출력하고 종료", "print the version and exit"))
-
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
-        print(f"mcp-chat {version()}")
-        parser.exit()
-
-
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, *a: object, **kw: object) -> None:
-        kw.setdefault("formatter_class", _Formatter)
-        kw["add_help"] = False
-        super().__init__(*a, **kw)  # type: ignore[arg-type]
-        self._optionals.title = tr("옵션", "options")
-        self._positionals.title = tr("인자", "arguments")
-        self.add_argument("-h", "--help", action="help", help=tr("이 도움말을 출력하고 종료", "show this help and exit"))
-        self.add_argument("--version", action=_Version)
-
-    def error(self, message: str) -> None:  # one line, exit 2
-        raise ConfigError("bad_option", detail=message)
 
 
 def _commands_epilog() -> str:

@@ -9,7 +9,7 @@ import pytest
 from client.engine.local.progress import Progress, SetupNote, SetupProgress, SetupSink, ignore
 from client.engine.local.weights import SetupError
 from client.ui import i18n
-from client.ui.local_setup import SetupView, StartFrontend
+from client.ui.local_setup import StartFrontend
 
 
 @pytest.fixture
