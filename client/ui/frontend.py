@@ -10,26 +10,32 @@ asked and the engine declines by itself.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from client.engine.frontend import ApprovalRequest, Field, FormAnswer, Frontend, ToolProgress
 from client.ui.forms import ReadFn, TerminalForms
 from client.ui.i18n import t
 from client.ui.render import Renderer
 
+if TYPE_CHECKING:
+    from client.ui.approve import TerminalApprover
+
 
 class TerminalFrontend(Frontend):
     def __init__(self, renderer: Renderer) -> None:
         self.r = renderer
         self._forms: TerminalForms | None = None
-        self._approver: Any = None  # client/ui/approve.TerminalApprover once attached
+        self._approver: TerminalApprover | None = None  # once attached
 
     def attach(self, read: ReadFn) -> None:
-        """The REPL reads lines at a terminal: from now on questions are asked with `read`."""
+        """The REPL reads lines at a terminal: from now on questions are asked with `read` (the tool
+        approval, one key, with the rich renderer a terminal has)."""
         from client.ui.approve import TerminalApprover
+        from client.ui.render_rich import RichRenderer
 
         self._forms = TerminalForms(read, self.r)
-        self._approver = TerminalApprover(self.r)  # type: ignore[arg-type] - interactive: a RichRenderer
+        if isinstance(self.r, RichRenderer):
+            self._approver = TerminalApprover(self.r)
 
     def notice(self, key: str, fmt: dict[str, Any] | None = None, *, warning: bool = False) -> None:
         self.r.notice(t(key, **(fmt or {})), warning)
