@@ -238,7 +238,7 @@ def settings_for(provider: str, base_url: str | None) -> Settings:
 
 async def main_async(args: argparse.Namespace) -> list[Row]:
     from client.engine.providers import build_model, get_provider
-    from client.ui.i18n import t
+    from client.ui.local_setup import StartFrontend
 
     os.environ.setdefault("MCP_CHAT_TEMPERATURE", "0")
     os.environ.setdefault("MCP_CHAT_SUMMARY_SERVER", "0")  # one server: the bench measures extraction
@@ -253,7 +253,7 @@ async def main_async(args: argparse.Namespace) -> list[Row]:
     try:
         s = settings_for(args.provider, stub.base_url if stub else None)
         rows: list[Row] = []
-        async with get_provider(s.provider).runtime(s, lambda key, fmt: print(t(key, **fmt), file=sys.stderr)) as rt:
+        async with get_provider(s.provider).runtime(s, StartFrontend()) as rt:
             model = build_model(s, rt, with_tools=False, role="summary")
             with tempfile.TemporaryDirectory() as tmp:
                 for config in args.configs.split(","):

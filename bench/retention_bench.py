@@ -324,7 +324,7 @@ def write_readme(text: str, meta: str) -> None:
 
 async def main_async(args: argparse.Namespace) -> list[Run]:
     from client.engine.providers import get_provider
-    from client.ui.i18n import t
+    from client.ui.local_setup import StartFrontend
 
     os.environ.setdefault("MCP_CHAT_TEMPERATURE", "0")
     if args.pause > 0:  # a person at a terminal: the client starts its summary server (not in a pipe)
@@ -338,7 +338,7 @@ async def main_async(args: argparse.Namespace) -> list[Run]:
         os.environ.setdefault("LANGCHAIN_OPENAI_STREAM_CHUNK_TIMEOUT_S", "600")
         s = settings_for(args.provider, stub.base_url if stub else None, args.answer_tokens)
         runs: list[Run] = []
-        async with get_provider(s.provider).runtime(s, lambda key, fmt: print(t(key, **fmt), file=sys.stderr)) as runtime:
+        async with get_provider(s.provider).runtime(s, StartFrontend()) as runtime:
             if s.provider == "local" and "summarize" in args.policies and args.pause > 0:
                 await _summary_server_ready(runtime)
             with tempfile.TemporaryDirectory() as tmp:

@@ -57,15 +57,15 @@ def main() -> int:
     p.add_argument("--threads", type=int, help="llama-server threads for --bench (default: its own choice)")
     args = p.parse_args()
     i18n.set_lang(os.environ.get("MCP_CHAT_LANG", "").strip() or "ko")
-    local_setup.install()  # the setup's notes and progress on stderr
+    report = local_setup.SetupView()  # the setup's notes and progress on stderr
     if args.check:
         ready = runtime_ready()
         print(f"local model {'ready' if ready else 'not prepared'}: {cache_root()}")
         return 0 if ready else 1
     started = time.monotonic()
     try:
-        build_server(force=args.force)
-        fetch_weights(force=args.force)
+        build_server(force=args.force, report=report)
+        fetch_weights(force=args.force, report=report)
         figures: dict[str, object] = {"setup_s": round(time.monotonic() - started, 1)}
         if args.bench:
             figures.update(asyncio.run(bench(args.threads)))

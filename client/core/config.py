@@ -26,6 +26,10 @@ DEFAULT_STRATEGY = "summarize"
 MIN_TOOL_COMPLETION_TOKENS = 1_024  # CLOVA rejects less when tools are bound
 THREAD_ID_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 EXIT_WORDS = {"종료", "exit", "quit"}
+# what a typed "yes" / "no" may be, in every question (ㅛ/ㅜ: y/n on the Korean 2-set layout)
+YES_WORDS = frozenset({"y", "yes", "ㅛ", "예", "네", "응", "ㅇ"})
+NO_WORDS = frozenset({"n", "no", "ㅜ", "아니오", "아니요", "아니"})
+MASK = "***"  # what stands in for a secret in any shown text (client/core/secrets.py, pg_url.py)
 
 
 @dataclass(frozen=True)

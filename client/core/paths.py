@@ -1,18 +1,31 @@
-"""Per-user places (XDG base directories): data, config, the default database."""
+"""Per-user places (XDG base directories): data, config, cache, runtime, the default database,
+and a user name made safe for a file name. The one place these rules are written."""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 APP = "mcp-chat"
 LOCAL_DB = "checkpoint.db"  # the cookbook's layout: a database in the working folder
 
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]")
+
+
 def _xdg(var: str, *fallback: str) -> Path:
+    """$VAR/mcp-chat, else ~/<fallback>/mcp-chat; a relative $VAR is ignored (the XDG spec), so
+    the working folder never stands in for a per-user one."""
     base = os.environ.get(var, "").strip()
     root = Path(base) if base and Path(base).is_absolute() else Path.home().joinpath(*fallback)
     return root / APP
+
+
+def safe_name(user: str) -> str:
+    """`user` as part of a file name: letters, digits, '_', '.', '-' only, at most 64
+    characters, no leading dot (a --user of '../x' stays inside its folder)."""
+    return _UNSAFE.sub("_", user or "user")[:64].lstrip(".") or "user"
 
 
 def data_dir() -> Path:
@@ -23,6 +36,14 @@ def data_dir() -> Path:
 def config_dir() -> Path:
     """$XDG_CONFIG_HOME/mcp-chat, else ~/.config/mcp-chat."""
     return _xdg("XDG_CONFIG_HOME", ".config")
+
+
+def cache_dir() -> Path:
+    """$MCP_CHAT_CACHE, else $XDG_CACHE_HOME/mcp-chat, else ~/.cache/mcp-chat (the local model)."""
+    explicit = os.environ.get("MCP_CHAT_CACHE", "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    return _xdg("XDG_CACHE_HOME", ".cache")
 
 
 def user_env_file() -> Path:

@@ -5,10 +5,9 @@ Pure string work (no driver import), so config and messages can use it cheaply.
 
 from __future__ import annotations
 
-from client.core.config import PASSWORD_PARAM_RE, USERINFO_RE, url_passwords  # noqa: F401 - re-exported
+from client.core.config import MASK, PASSWORD_PARAM_RE, USERINFO_RE, url_passwords  # noqa: F401 - re-exported
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
-MASK = "***"
 _USERINFO, _PARAM = USERINFO_RE, PASSWORD_PARAM_RE
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Iterable, Mapping
 
-from client.core.config import Settings, url_passwords
+from client.core.config import MASK, Settings, url_passwords
 from client.core.pg_url import mask_url
 
 # Environment variables whose values are credentials, wherever they are read.
@@ -19,7 +19,6 @@ SECRET_VARS = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "OPENAI_API_KEY", 
 DB_VAR = "CHECKPOINT_DB"  # may be a postgresql:// URL with a password
 # Shorter values are not credentials and would mask ordinary words ("1", "on", "dev").
 MIN_LEN = 4
-MASK = "***"
 
 
 def keep(values: Iterable[str]) -> list[str]:

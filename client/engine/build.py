@@ -33,4 +33,5 @@ def build_session(settings: Settings, store: Store, tools: list, *, runtime: Run
         memory = MemoryManager(store, models, settings.user, threshold=settings.memory_threshold,
                                top_k=settings.memory_top_k, budget_tokens=settings.memory_budget,
                                scorer=settings.memory_scorer, source=source)  # type: ignore[arg-type]
-    return ChatSession(models, store, memory)
+    # -p leaves right after its one answer: memory passes needing a request wait for the next session
+    return ChatSession(models, store, memory, background_memory=settings.prompt is None)

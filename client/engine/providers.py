@@ -9,28 +9,28 @@ model, how to count the tool list it sends, and what must run while a chat lasts
 Light at import (no langchain): the command line reads the registry before `--help`.
 Nothing here prints, reads settings from the environment or writes to Settings (a frozen value):
 settling returns a new Settings, and what a running provider learns (the local server's URL, the
-chat's slot, the summary server once it answers) is a `Runtime`, passed along. Notices go out
-as (key, fields) to the caller.
+chat's slot, the summary server once it answers) is a `Runtime` (client/engine/runtime.py), passed
+along. Notices and the local setup's progress go to the frontend given to `runtime()`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import functools
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from client.core.config import MIN_TOOL_COMPLETION_TOKENS, ConfigError, Settings
+from client.engine.frontend import Frontend
+from client.engine.http import http_clients
 from client.engine.local.spec import CONTEXT_WINDOW, QWEN_CODER_15B, RESERVED_OUTPUT, TOOL_RESULT_CHARS
+from client.engine.runtime import Runtime
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
     from langchain_core.tools import BaseTool
 
-Notify = Callable[[str, dict[str, Any]], None]  # (message key, fields): the ui words and shows it
-
+DECLINE = Frontend()  # shows nothing, asks nobody
 SUMMARY_OUTPUT = 600  # one summary section, at most
 # (input window, reserved output) per CLOVA model; other models get the provider's defaults.
 CLOVA_WINDOWS: dict[str, tuple[int, int]] = {
@@ -44,38 +44,6 @@ CLOVA_WINDOWS: dict[str, tuple[int, int]] = {
 # 1.5B model that otherwise repeats one sentence until the output limit.
 LOCAL_SAMPLING = {"repeat_penalty": 1.1, "repeat_last_n": 256, "frequency_penalty": 0.2}
 LOCAL_MAX_OUTPUT = 512  # answers, of a 4,096-token window
-
-
-def _ignore(key: str, fmt: dict[str, Any]) -> None:
-    pass
-
-
-@dataclass
-class Runtime:
-    """What a provider's runtime learns while the chat runs (Settings stay what was resolved).
-
-    `base_url`: where the chat model answers (local: the server it started); `chat_slot`: the
-    server slot the chat keeps (its prompt cache; summaries use the other); `summary_base_url`:
-    the niced server for background summaries, set once it answers (read when a summary starts).
-    """
-
-    base_url: str
-    chat_slot: int | None = None
-    summary_base_url: str = ""
-    api_key: str | None = None  # local: the key its server requires (client/engine/local/keeper.py)
-
-    @classmethod
-    def of(cls, s: Settings) -> Runtime:
-        """Nothing learnt: the endpoint the settings name."""
-        return cls(s.base_url)
-
-    def summary_server(self) -> Runtime | None:
-        """The runtime of the summary server, once it is ready (None before)."""
-        return Runtime(self.summary_base_url, api_key=self.api_key) if self.summary_base_url else None
-
-    def key(self, s: Settings) -> str | None:
-        """The key requests to this endpoint carry: the runtime's own, else the settings'."""
-        return self.api_key or s.api_key
 
 
 @dataclass(frozen=True)
@@ -116,7 +84,7 @@ class Provider:
         return min(self.summary_output, s.max_output_tokens)
 
     @asynccontextmanager
-    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Runtime]:
+    async def runtime(self, s: Settings, frontend: Frontend = DECLINE) -> AsyncIterator[Runtime]:
         """What must run while the chat lasts; nothing by default."""
         yield Runtime.of(s)
 
@@ -144,7 +112,7 @@ class ClovaProvider(Provider):
         )
 
     @asynccontextmanager
-    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Runtime]:
+    async def runtime(self, s: Settings, frontend: Frontend = DECLINE) -> AsyncIterator[Runtime]:
         if not s.api_key:
             raise ConfigError("no_key")
         yield Runtime.of(s)
@@ -196,91 +164,12 @@ class LocalProvider(Provider):
         return self.summary_output  # a small model writes until the limit when it loops
 
     @asynccontextmanager
-    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Runtime]:
-        if s.local_url:  # a llama-server already running (shared by sessions, or the tests' recording proxy)
-            yield Runtime(s.local_url)
-            return
-        from client.engine.local import prepare, runtime_ready
-        from client.engine.local.server import install_sigterm_handler
+    async def runtime(self, s: Settings, frontend: Frontend = DECLINE) -> AsyncIterator[Runtime]:
+        """The chat's llama-server and the summary server (client/engine/local/runtime.py)."""
+        from client.engine.local.runtime import local_runtime
 
-        if s.provider_auto and not runtime_ready() and not s.interactive:
-            raise ConfigError("no_key")  # no silent 1 GiB download from a script: one line, exit 2
-        if s.provider_auto:
-            notify("auto_local", {"model": self.label})
-        install_sigterm_handler()
-        server = prepare()  # build or fetch once; SetupError: one line, exit 1 (client/ui/cli.py)
-        async with _chat_server(server, s, notify) as runtime:
-            helper = _start_summary_server(server, s)  # after the chat's: its loading does not delay the start
-            helper_ready = None
-            try:
-                if helper is not None:
-                    helper_ready = asyncio.get_running_loop().create_task(_when_ready(helper, runtime))
-                yield runtime
-            finally:
-                if helper_ready is not None:
-                    helper_ready.cancel()
-                from client.engine.local.server import stop_all
-
-                stop_all([helper], [0.0])  # the niced helper holds nothing worth a slow exit: killed at once
-
-
-@asynccontextmanager
-async def _chat_server(server: Any, s: Settings, notify: Notify) -> AsyncIterator[Runtime]:
-    """The chat's llama-server: the warm one this user keeps (client/engine/local/keeper.py),
-    reused or started for MCP_CHAT_LOCAL_KEEP_ALIVE seconds after the session, or else one of
-    this session's own. Either way it answers only requests with the key in the runtime."""
-    import secrets
-    import time
-
-    from client.engine.local import keeper
-    from client.engine.local.server import stop_all
-
-    keep = keeper.keep_alive()
-    started = time.monotonic()
-    lease = await keeper.acquire(server, keep) if sys.platform.startswith("linux") else None
-    owned = None
-    try:
-        if lease is not None and lease.state is not None:
-            st = lease.state
-            server.api_key, url, pid, seconds = st.key, st.base_url, st.pid, time.monotonic() - started
-        else:
-            server.api_key = secrets.token_urlsafe(32)
-            owned = server.start()
-            seconds = await server.wait_ready()
-            url, pid = server.base_url, server.pid
-        runtime = Runtime(url, chat_slot=0, api_key=server.api_key)  # slot 0 of the server's two (SLOTS)
-        if s.debug:
-            notify("local_ready", {"url": url, "pid": pid, "seconds": seconds})
-        yield runtime
-    finally:
-        stop_all([owned], [5.0])
-        if lease is not None:
-            lease.release(keep)
-
-
-def _start_summary_server(chat: Any, s: Settings) -> Any:
-    """The niced one-slot server for background summaries (client/engine/local/server.py),
-    spawned once the chat's is ready; None when it cannot start (summaries then use the chat's).
-    Only at a terminal: in a pipe the next message waits for the summary, which then needs the
-    CPU at once (the chat's second slot). MCP_CHAT_SUMMARY_SERVER=1 / 0 forces it on / off."""
-    if not (s.interactive if s.summary_server is None else s.summary_server):
-        return None
-    from client.engine.local.server import summary_server
-
-    try:
-        return summary_server(chat).start()
-    except OSError:
-        return None
-
-
-async def _when_ready(helper: Any, runtime: Runtime) -> None:
-    """Background summaries move to the helper once it answers; until then, or if it never
-    does, they go to the chat's server as before."""
-    try:
-        await helper.wait_ready()
-    except Exception:  # noqa: BLE001 - the chat's server still serves summaries
-        return
-    runtime.summary_base_url = helper.base_url
+        async with local_runtime(s, self.label, frontend) as runtime:
+            yield runtime
 
 
 def _chat_openai(settings: Settings, runtime: Runtime, extra: dict[str, Any], temperature: float | None) -> BaseChatModel:
@@ -305,28 +194,6 @@ def _chat_openai(settings: Settings, runtime: Runtime, extra: dict[str, Any], te
         **http_clients(settings),
         **kwargs,
     )
-
-
-def http_clients(settings: Settings) -> dict[str, Any]:
-    """The HTTP clients the openai SDK would make for itself (same defaults: timeout, limits,
-    redirects), sharing one TLS context: loading the CA store takes ~40 ms (seconds on a busy
-    machine) and every chat model would otherwise load it twice (a sync and an async client),
-    three models a session."""
-    import openai
-
-    verify = tls_context()
-    return {"http_client": openai.DefaultHttpxClient(timeout=settings.timeout, verify=verify),
-            "http_async_client": openai.DefaultAsyncHttpxClient(timeout=settings.timeout, verify=verify)}
-
-
-@functools.cache
-def tls_context() -> Any:
-    """The TLS context the openai SDK's HTTP library builds by default, made once per process."""
-    try:
-        import httpx2 as http  # the openai SDK's HTTP library from 2.x on
-    except ImportError:  # pragma: no cover - older SDKs use httpx
-        import httpx as http  # type: ignore[no-redef]
-    return http.create_ssl_context()
 
 
 PROVIDERS: dict[str, Provider] = {

@@ -9,57 +9,42 @@ Output is a stream of typed events (client/engine/events.py); rendering is someo
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from typing import AsyncIterator
 
 from langchain_core.messages import BaseMessage, HumanMessage, RemoveMessage, SystemMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from client.core.config import Settings
-from client.core.context import count_turns, estimate_messages_tokens, split, text_of
-from client.core.context.policy import STRATEGIES, ContextSettings, hydrate, prepare
+from client.core.context import count_turns, split
+from client.core.context.policy import ContextReport, ContextSettings, hydrate, prepare, report, summary_of, with_strategy
 from client.engine.events import Event, Notice, Refused, TurnDone, stream_events
-from client.core.memory.statements import statements_of
-from client.engine.memory.background import MemoryStatus, MemoryWorker
+from client.engine.memory.background import MemoryStatus
 from client.engine.memory.manager import MemoryManager
+from client.engine.memory.session import MEMORY_LIST_WAIT, SessionMemory
 from client.engine.models import Models, ModelStack
+from client.engine.next_turn import NextTurn
 from client.engine.store import Store
 from client.engine.summaries import Context, Summaries
 from client.engine.threads import Threads
-from client.engine.warm import PLACEHOLDER, Binding, Warmer
 
-
-MEMORY_LIST_WAIT = 30.0  # /memory waits this long at most for the memory passes under way
-
-
-@dataclass(frozen=True)
-class ContextReport:
-    """What /context shows: the policy in force and the working context now."""
-    strategy: str
-    keep_turns: int
-    summary_after: int
-    max_input_tokens: int
-    turns: int
-    tokens: int  # tool schemas + working context, estimated
-    has_summary: bool
+__all__ = ["ChatSession", "ContextReport"]
 
 
 class ChatSession:
-    def __init__(self, models: Models, store: Store, memory: MemoryManager | None = None) -> None:
+    def __init__(self, models: Models, store: Store, memory: MemoryManager | None = None, *,
+                 background_memory: bool = True) -> None:
+        """`background_memory` False: the frontend leaves right after one answer (-p), see SessionMemory."""
         s = models.settings
         self.models = models  # the one owner of the model stack: read, never copied
         self.store = store
-        self.memory = memory
+        self.memory = memory  # the user's long-term memory (/memory lists and forgets); None: off
         self.context: ContextSettings = s.context  # /context switches it for the session
         self.summaries = Summaries(models)
         self.threads = Threads(store, models, s.user, self.new_system_prompt, s.system_prompt)
-        self.warmer = Warmer() if models.current.provider.prompt_cache else None
-        # memory passes run in the background (client/engine/memory/background.py), on the niced
-        # summary server when there is one; a frontend that leaves right after one answer (-p) sets
-        # background_memory False: a pass needing a request is then left to the next session
-        self.memory_worker = MemoryWorker(memory, model=models.background_summarizer,
-                                          current=lambda: self.thread_id) if memory else None
-        self.background_memory = True
+        self.next_turn = NextTurn(self.summaries, self.threads, warm=models.current.provider.prompt_cache)
+        self.warmer = self.next_turn.warmer
+        self.memory_passes = SessionMemory(memory, models, lambda: self.thread_id,
+                                           background=background_memory) if memory else None
 
     @property
     def settings(self) -> Settings:
@@ -77,45 +62,31 @@ class ChatSession:
     async def new_system_prompt(self) -> str:
         """The base prompt, plus the user's long-term memory when there is any."""
         base = self.settings.system_prompt
-        section = await self.memory.section() if self.memory else ""
+        section = await self.memory_passes.section() if self.memory_passes else ""
         return f"{base}\n\n{section}" if section else base
 
-    # -- memory, off the critical path ------------------------------------------------
+    # -- memory (client/engine/memory/session.py); None / nothing when memory is off ----------
     async def end(self) -> MemoryStatus | None:
-        """The thread ends (exit, /new, /resume elsewhere, /end): its memory pass starts in the
-        background (returns at once, with the passes finished so far); None: memory is off."""
-        if self.memory_worker is None or self.memory is None:
-            return None
-        if self.thread_id and (self.background_memory or not self.memory.asks_model):
-            self.memory_worker.schedule(self.thread_id)  # -p: only a pass with no request (it ends within the exit's grace)
-        return self.memory_worker.status()
+        """The thread ends (exit, /new, /resume elsewhere, /end): its pass starts in the background."""
+        return self.memory_passes.end(self.thread_id) if self.memory_passes else None
 
     async def resume_memory(self) -> list[str]:
-        """At start: queue what earlier sessions left pending, folded in the background from the
-        first answer on (the user reading, not waiting for the first one); returns those threads."""
-        if self.memory_worker is None or not self.background_memory:
-            return []
-        return await self.memory_worker.resume(start=False)
+        return await self.memory_passes.resume() if self.memory_passes else []
 
     def memory_status(self) -> MemoryStatus | None:
-        """Passes running or queued, and those finished since the last call (to report)."""
-        return self.memory_worker.status() if self.memory_worker else None
+        return self.memory_passes.status() if self.memory_passes else None
 
     async def memory_settled(self, wait: float = MEMORY_LIST_WAIT) -> bool:
-        """/memory: the user asked to see it, so the passes under way may finish first (at most
-        `wait` seconds); True when none is left."""
-        return await self.memory_worker.drain(wait) if self.memory_worker else True
+        return await self.memory_passes.settled(wait) if self.memory_passes else True
 
     async def close(self) -> int:
-        """The session ends (exit): memory work stops at once; returns how many threads are
-        left pending for the next start (the UI says so in one line when > 0)."""
-        return await self.memory_worker.close() if self.memory_worker else 0
+        """Exit: memory work stops at once; how many threads are left pending for the next start."""
+        return await self.memory_passes.close() if self.memory_passes else 0
 
     # -- a turn --------------------------------------------------------------
     async def turn(self, text: str, *, force_summary: bool = False, focus: str | None = None) -> AsyncIterator[Event]:
         stack, new = self.models.current, HumanMessage(content=text, id=str(uuid.uuid4()))
-        if self.warmer is not None:
-            await self.warmer.settle()
+        await self.next_turn.settle()
         msgs = await self.threads.state()
         system = msgs[0] if msgs and isinstance(msgs[0], SystemMessage) else SystemMessage(content=stack.settings.system_prompt)
         alone = stack.mw.request_tokens([system, new])
@@ -140,11 +111,9 @@ class ChatSession:
         if looped:
             yield Notice("answer_loop_cut", warning=True)
         await self.threads.finish_turn(final, stack.mw.stats)
-        self._prepare_next(final, stack)
-        if self.memory_worker is not None and self.background_memory:
-            if statements_of(text):  # the user said something: fold it in while they read
-                self.memory_worker.schedule(self.thread_id)
-            self.memory_worker.kick()  # and what was queued (left pending by an earlier exit)
+        self.next_turn.prepare(final, stack, self.context)
+        if self.memory_passes is not None:
+            self.memory_passes.after_turn(self.thread_id, text)
         yield TurnDone(stack.mw.stats, count_turns(split(final).join()), context.trimmed + dropped, context.summarized,
                        stack.budget)
 
@@ -172,26 +141,6 @@ class ChatSession:
         except Exception:  # noqa: BLE001 - never hide the original error
             pass
 
-    def _prepare_next(self, final: list[BaseMessage], stack: ModelStack) -> None:
-        """Now that the answer is shown: start the summary the next turn would make first, and once it
-        is ready have a local server read the context that turn will send (client/engine/warm.py)."""
-        if self.context.strategy == "summarize" and not self.summaries.running(self.thread_id):
-            plan = prepare(final, self.context).plan
-            if plan is not None:
-                self.summaries.start(self.thread_id, plan)
-        p = self.summaries.pending
-        if self.warmer is not None and p is not None and stack.mw.first_request is not None:
-            self.warmer.start(Binding.of(stack.mw.first_request), p.task, lambda: self._next_context(stack))
-
-    async def _next_context(self, stack: ModelStack) -> list[BaseMessage] | None:
-        """What the next turn sends before its own message, the ready summary applied."""
-        msgs = await self.threads.state()
-        applied = self.summaries.result_for(self.thread_id, msgs) if msgs else None
-        if applied is None or not isinstance(applied[0], SystemMessage):
-            return None
-        request, _ = stack.mw.fit([*prepare(applied, self.context).messages, HumanMessage(content=PLACEHOLDER)])
-        return request[:-1]
-
     # -- context commands --------------------------------------------------------
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:
         """Summarize now (/compact): older turns fold into the pair, state replaced."""
@@ -205,24 +154,15 @@ class ChatSession:
         yield Notice("summarized", {"n": plan.turns})
 
     async def current_summary(self) -> str | None:
-        s = split(await self.threads.state())
-        return text_of(s.pair[1]) if s.pair else None
+        return summary_of(await self.threads.state())
 
     def set_strategy(self, strategy: str) -> bool:
         """Switch the context policy for this session; False for an unknown name."""
-        if strategy not in STRATEGIES:
-            return False
-        self.context = ContextSettings(strategy, self.settings.context.max_turns,  # type: ignore[arg-type]
-                                       self.context.summary_after)
-        return True
+        switched = with_strategy(self.context, strategy, self.settings.context.max_turns)
+        if switched is not None:
+            self.context = switched
+        return switched is not None
 
     async def context_report(self) -> ContextReport:
-        c, stack = self.context, self.models.current
-        msgs = await self.threads.state()
-        parts = split(msgs) if msgs else None
-        return ContextReport(
-            c.strategy, c.keep_turns, c.summary_after, stack.budget,
-            turns=count_turns(parts.join()) if parts else 0,
-            tokens=stack.mw.tools_tokens + estimate_messages_tokens(msgs) if msgs else 0,
-            has_summary=bool(parts and parts.pair),
-        )
+        stack = self.models.current
+        return report(self.context, stack.budget, stack.mw.tools_tokens, await self.threads.state())

@@ -1,7 +1,7 @@
 """The terminal question before a tool call runs: allow once / for the session / always / deny.
 
-Injected into the engine as its approver (client/engine/mcp/permissions.py decides when to ask) only
-when stdin and stdout are terminals. The turn's spinner is paused, typeahead is dropped (keys
+Asked through the terminal's frontend (client/ui/frontend.py; client/engine/mcp/permissions.py
+decides when to ask) only when stdin and stdout are terminals. The turn's spinner is paused, typeahead is dropped (keys
 pressed while the model was working must not answer), and one key answers, read by an async
 prompt_toolkit application: the event loop keeps running. Ctrl-C, Ctrl-D, Esc and Enter deny.
 """
@@ -13,7 +13,7 @@ import sys
 from rich.text import Text
 
 from client.ui.i18n import t
-from client.engine.mcp.permissions import ApprovalRequest
+from client.engine.frontend import ApprovalRequest
 from client.ui.render import clean
 from client.ui.render_rich import RichRenderer
 

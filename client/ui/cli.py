@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from client.ui import i18n
 from client.core.config import ConfigError, Settings
-from client.core.secrets import settings_secrets
 from client.ui.options import add_chat_options, add_common_options, add_db_option, resolve, resolve_db
 from client.ui.i18n import t, tr
+from client.ui.parser import Parser as _Parser
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir
 from client.ui.trust import load_user_env, run_trust, settle
 
@@ -27,40 +27,6 @@ if TYPE_CHECKING:
 SUBCOMMANDS = ("chat", "threads", "export", "delete", "trust", "completion", "daemon", "local")
 SHELLS = ("bash", "zsh")
 EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
-
-
-def version() -> str:
-    from client import __version__  # one constant: no scan of the installed distributions
-
-    return __version__
-
-
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    def add_usage(self, usage, actions, groups, prefix=None):  # type: ignore[no-untyped-def]
-        super().add_usage(usage, actions, groups, tr("사용법: ", "usage: ") if prefix is None else prefix)
-
-
-class _Version(argparse.Action):
-    def __init__(self, option_strings: list[str], dest: str, **kw: object) -> None:
-        super().__init__(option_strings, dest, nargs=0, help=tr("버전을 출력하고 종료", "print the version and exit"))
-
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
-        print(f"mcp-chat {version()}")
-        parser.exit()
-
-
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, *a: object, **kw: object) -> None:
-        kw.setdefault("formatter_class", _Formatter)
-        kw["add_help"] = False
-        super().__init__(*a, **kw)  # type: ignore[arg-type]
-        self._optionals.title = tr("옵션", "options")
-        self._positionals.title = tr("인자", "arguments")
-        self.add_argument("-h", "--help", action="help", help=tr("이 도움말을 출력하고 종료", "show this help and exit"))
-        self.add_argument("--version", action=_Version)
-
-    def error(self, message: str) -> None:  # one line, exit 2
-        raise ConfigError("bad_option", detail=message)
 
 
 def _commands_epilog() -> str:
@@ -148,14 +114,11 @@ async def run_chat(settings: Settings) -> int:
     specs = server_specs(settings)  # a bad --mcp-config is a ConfigError: exit 2 before anything starts
     if settings.db == str(data_dir() / LOCAL_DB):  # the per-user default: its folder may not exist yet
         ensure_private_dir(data_dir())
-    # clova: needs a key; local: starts and stops llama-server
-    async with get_provider(settings.provider).runtime(settings, _stderr_notice) as runtime:
+    from client.ui.local_setup import StartFrontend
+
+    # clova: needs a key; local: prepares once (its setup shown on stderr), starts and stops llama-server
+    async with get_provider(settings.provider).runtime(settings, StartFrontend()) as runtime:
         return await _chat(settings, runtime, specs)
-
-
-def _stderr_notice(key: str, fmt: dict) -> None:
-    """A provider's notice before the chat has a renderer (e.g. the local model is starting)."""
-    print(t(key, **fmt), file=sys.stderr, flush=True)
 
 
 async def _chat(settings: Settings, runtime: Runtime, specs: list) -> int:
@@ -238,9 +201,6 @@ def dispatch(args: argparse.Namespace) -> int:
 
     i18n.set_lang(args.lang or os.environ.get("MCP_CHAT_LANG", "").strip() or "ko")
     if args.cmd == "chat":
-        from client.ui import local_setup  # chat loads the engine anyway
-
-        local_setup.install()  # --provider local reports its one-time setup as events: shown on stderr
         settings = resolve(args)
         settings = dataclasses.replace(settings, prompt=read_prompt(args))  # after the options: errors first
         return asyncio.run(run_chat(settings))

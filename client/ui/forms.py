@@ -1,8 +1,9 @@
 """Terminal side of server requests: the elicitation form and the sampling / URL questions.
 
 UI layer: asks through the REPL's reader (prompt_toolkit at a terminal; async, the event loop
-keeps running) and prints through the renderer. The engine (client/engine/mcp/features.py) gets these
-as injected handlers; without a terminal it gets none and declines by itself.
+keeps running) and prints through the renderer. The engine (client/engine/mcp/features.py) reaches
+them through the terminal's frontend (client/ui/frontend.py); without a terminal nobody is asked
+and the engine declines by itself.
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Awaitable, Callable
 
+from client.core.config import YES_WORDS
 from client.ui.i18n import t
-from client.engine.mcp.features import BadValue, ClientFeatures, Field, coerce, missing_required
+from client.engine.frontend import Field
+from client.engine.mcp.features import BadValue, coerce, missing_required
 from client.ui.render import Renderer
 
 ReadFn = Callable[[str], Awaitable[str | None]]
-YES = ("y", "yes", "예", "네", "ㅇ")
 DECLINE = ("/decline", "/거절")
 CANCEL = ("/cancel", "/취소")
 
@@ -25,10 +27,6 @@ class TerminalForms:
         self.read = read
         self.r = r
         self._lock = asyncio.Lock()  # one question on screen at a time (servers may ask in parallel)
-
-    def install(self, features: ClientFeatures) -> None:
-        features.ask_form = self.ask_form
-        features.confirm = self.confirm
 
     async def _ask(self, prompt: str) -> str | None:
         live = getattr(self.r, "_live", None) is not None
@@ -65,7 +63,7 @@ class TerminalForms:
                 self.r.error(t("elicit_missing", names=", ".join(missing)))
                 return "decline", None
             answer = await self._ask(t("elicit_send") + " ")
-            if answer is None or answer.strip().lower() not in YES:
+            if answer is None or answer.strip().lower() not in YES_WORDS:
                 self.r.line(t("elicit_declined_user"))
                 return "decline", None
             return "accept", values
@@ -74,7 +72,7 @@ class TerminalForms:
         async with self._lock:
             self.r.line(t(f"confirm_{kind}", server=server, summary=summary))
             answer = await self._ask(t("confirm_ask") + " ")
-            return answer is not None and answer.strip().lower() in YES
+            return answer is not None and answer.strip().lower() in YES_WORDS
 
 
 def type_label(f: Field) -> str:

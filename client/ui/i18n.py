@@ -1,4 +1,9 @@
-"""UI strings, one table per language. Korean is the default."""
+"""UI strings, one table per language. Korean is the default.
+
+Longer than ~300 lines on purpose: it is data, the Korean and English tables of the core messages
+side by side (the MCP, slash-command, local-setup and start-up messages have their own files,
+i18n_*.py); the code is the last few functions.
+"""
 
 from __future__ import annotations
 

@@ -1,12 +1,14 @@
-"""The local provider's setup on the terminal: its notes translated, its progress as a rich bar
-on a terminal or one plain line per 10% otherwise (CI logs stay short). Everything on stderr."""
+"""Before the chat has a renderer: the local provider's setup and start on the terminal. Its
+notes translated, its progress as a rich bar on a terminal or one plain line per 10% otherwise
+(CI logs stay short), a provider's notices as lines. Everything on stderr."""
 
 from __future__ import annotations
 
 import sys
 from typing import Any, TextIO
 
-from client.engine.local.progress import SetupEvent, SetupNote, SetupProgress, set_sink
+from client.engine.frontend import Frontend
+from client.engine.local.progress import SetupEvent, SetupNote, SetupProgress
 from client.ui.i18n import t
 
 
@@ -64,6 +66,14 @@ class SetupView:
         self._task = self._rich.add_task(label, total=p.total)
 
 
-def install(out: TextIO | None = None) -> None:
-    """Show the local setup's notes and progress (on stderr) for the rest of this process."""
-    set_sink(SetupView(out))
+class StartFrontend(Frontend):
+    """The frontend of a provider's start (client/engine/providers.py `runtime`): lines on stderr."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.view = SetupView(out)
+
+    def notice(self, key: str, fmt: dict[str, Any] | None = None, *, warning: bool = False) -> None:
+        self.view._say(t(key, **(fmt or {})))
+
+    def setup(self, event: SetupEvent) -> None:
+        self.view(event)

@@ -1,17 +1,17 @@
 """The loop: read a line, run a turn or a slash command, render events.
 
-Piped stdin reads lines with LineReader and prints with the plain Renderer; at a terminal
-(client/ui/tui.py) input comes from prompt_toolkit and output from the rich renderer. Slash
-commands live in client/ui/slash/ (one table; handlers get a SlashContext).
+Piped stdin reads lines with LineReader (client/ui/line_reader.py) and prints with the plain
+Renderer; at a terminal (client/ui/tui.py) input comes from prompt_toolkit and output from the
+rich renderer, and the engine's questions are asked (client/ui/frontend.py). A turn's events are
+drawn by client/ui/turn_view.py. Slash commands live in client/ui/slash/ (one table; handlers
+get a SlashContext).
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sys
-import threading
 import time
 from typing import Awaitable, Callable
 from contextlib import nullcontext
@@ -19,12 +19,14 @@ from contextlib import nullcontext
 from client.core.config import EXIT_WORDS, THREAD_ID_RE, ConfigError, Settings
 from client.core.faults import AuthError, one_line
 from client.core.secrets import settings_secrets
-from client.ui.forms import TerminalForms
+from client.ui.frontend import TerminalFrontend
 from client.ui.i18n import t
 from client.engine.mcp import ToolHub
 from client.ui.oneshot import Capture, to_json
-from client.ui.render import Renderer, Status, clean, debug_traceback, redact
-from client.engine.events import Notice, Refused, Text, ToolCall, ToolResult, TurnDone
+from client.ui.line_reader import LineReader
+from client.ui.render import Renderer, Status, debug_traceback, redact
+from client.ui.turn_view import show_event, show_memory
+from client.engine.events import TurnDone
 from client.engine.session import ChatSession
 from client.ui.provider_label import provider_lines
 from client.ui.slash import table as slash
@@ -32,56 +34,16 @@ from client.ui.slash.base import SlashContext
 from client.ui.slash.mcp import with_mentions
 from client.ui.slash.threads import print_threads
 from client.engine.store import StoreError, TamperedCheckpoint
-from client.engine.toolcalls import REFUSED_LABEL
 from client.ui.tui import TtyReader, quiet_input
 
 
-class LineReader:
-    """stdin lines on a daemon thread, so a blocked read never holds up exit.
-
-    Undecodable bytes are replaced; None means EOF.
-    """
-
-    def __init__(self) -> None:
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
-        loop = asyncio.get_running_loop()
-
-        def emit(raw: bytes | None) -> None:
-            line = None if raw is None else raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            loop.call_soon_threadsafe(self.queue.put_nowait, line)
-
-        def pump() -> None:
-            # os.read on the raw fd: a thread blocked here holds no Python I/O
-            # lock, so interpreter shutdown never waits on it.
-            fd, pending = sys.stdin.fileno(), b""
-            while chunk := _read(fd):
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                for raw in lines:
-                    emit(raw)
-            if pending:
-                emit(pending)
-            emit(None)
-
-        threading.Thread(target=pump, name="stdin", daemon=True).start()
-
-    async def read(self, prompt: str | None = None, *, main: bool = False) -> str | None:
-        if prompt and sys.stdin.isatty():
-            out = sys.stdout if sys.stdout.isatty() else sys.stderr  # stdout keeps only answers
-            out.write(prompt)
-            out.flush()
-        line = await self.queue.get()
-        if line is None:
-            self.queue.put_nowait(None)  # stay at EOF
-        return line
-
-
 class Repl:
-    def __init__(self, settings: Settings, session: ChatSession, hub: ToolHub, renderer: Renderer) -> None:
+    def __init__(self, settings: Settings, session: ChatSession, hub: ToolHub, renderer: Renderer,
+                 frontend: TerminalFrontend | None = None) -> None:
         self.session = session
         self.hub = hub
         self.r = renderer
-        hub.on_progress = renderer.progress  # long-running MCP tools
+        self.frontend = frontend  # the engine's way to the screen: asks once a terminal is read (run)
         self.reader: LineReader | TtyReader | None = None
         self._current: asyncio.Task | None = None  # what Ctrl-C cancels
         self.capture: Capture | None = None  # -p: what the one turn produced
@@ -155,17 +117,7 @@ class Repl:
         self.report_memory(status.finished if status else [])
 
     def report_memory(self, finished: list) -> None:
-        """One line per memory pass that finished (client/engine/memory/background.py)."""
-        for _, up in finished:
-            if up.error:
-                self.r.error(t("memory_failed", err=redact(up.error, settings_secrets(self.s))))
-                continue
-            if up.unscored:
-                self.r.error(t("memory_unscored"))
-            if not up.added and not up.updated:  # say it plainly: nothing of this session is remembered
-                self.r.info(t("memory_nothing_kept", candidates=up.candidates))
-            else:
-                self.r.info(t("memory_saved", candidates=up.candidates, added=up.added, updated=up.updated))
+        show_memory(self.r, finished, settings_secrets(self.s))
 
     async def close_memory(self) -> None:
         """Exit: memory work stops at once; one line when some is left for the next start."""
@@ -198,13 +150,11 @@ class Repl:
         if once:
             self.reader = None
         elif self.r.interactive:
-            from client.ui.approve import TerminalApprover
-
-            self.reader = TtyReader(self.s.user)
-            self.hub.permissions.approver = TerminalApprover(self.r)  # type: ignore[arg-type]
+            self.reader = reader = TtyReader(self.s.user)
+            if self.frontend is not None:  # tool approvals, servers' forms and questions
+                self.frontend.attach(lambda prompt: reader.read(prompt))
         else:
             self.reader = LineReader()
-        self.serve_requests()
         loop = asyncio.get_running_loop()
         try:
             loop.add_signal_handler(signal.SIGINT, self._interrupt)
@@ -218,23 +168,12 @@ class Repl:
             except (NotImplementedError, RuntimeError):
                 pass
 
-    def serve_requests(self) -> None:
-        """Server requests (elicitation, sampling) become notices, and forms at a terminal."""
-        features = getattr(self.hub, "features", None)
-        if features is None:
-            return
-        features.on_event = lambda key, fmt: self.r.notice(t(key, **fmt))
-        if self.r.interactive and self.reader is not None:
-            reader = self.reader
-            TerminalForms(lambda prompt: reader.read(prompt), self.r).install(features)
-
     async def run_once(self, prompt: str) -> int:
         """-p: answer one message on the chosen thread, then leave at once: a memory pass that
-        needs a model request is left to the next session (its user's statements reach new
-        threads meanwhile)."""
+        needs a model request is left to the next session (the session was built so,
+        client/engine/build.py; its user's statements reach new threads meanwhile)."""
         json_out = self.s.output_format == "json"
         self.capture = cap = Capture(stream=not json_out)
-        self.session.background_memory = False
         await self.choose_thread()
         await self.turn(prompt)
         if json_out:
@@ -339,27 +278,7 @@ class Repl:
                              provider=provider_lines(self.s)[0]))
 
     def render(self, ev: object) -> None:
-        if isinstance(ev, Text):
-            if self.capture is None or self.capture.stream:
-                self.r.stream(ev.delta)
-        elif isinstance(ev, ToolCall):
-            self.r.tool_call(ev.name, ev.args)
-        elif isinstance(ev, ToolResult):
-            denied = ev.permission.startswith("deny:")
-            if ev.permission == REFUSED_LABEL:  # the model's arguments were unreadable: one line
-                self.r.tool_result(t("tool_args_refused", name=clean(ev.name)), True, ev.name)
-            else:
-                self.r.tool_result(t("perm_denied_result") if denied else ev.content, ev.error, ev.name)
-            for err in _drain(self.hub.permissions.save_errors):
-                self.r.error(t("perm_save_failed", err=err))
-        elif isinstance(ev, Notice):
-            self.r.notice(t(ev.key, **ev.fmt), ev.warning)
-            if self.capture is not None:
-                self.capture.notices.append(t(ev.key, **ev.fmt))
-        elif isinstance(ev, Refused):
-            self.r.error(t(ev.key, **ev.fmt))
-            if self.capture is not None:
-                self.capture.error = t(ev.key, **ev.fmt)
+        show_event(self.r, ev, self.capture)
 
     async def turn_compact(self, focus: str) -> None:
         self.r.begin_turn(t("spin_summary"))
@@ -370,19 +289,6 @@ class Repl:
             self.r.error(t("turn_error", err=redact(_short(e), settings_secrets(self.s))))
         finally:
             self.r.end_turn()
-
-
-def _drain(items: list) -> list:
-    out = list(items)
-    items.clear()
-    return out
-
-
-def _read(fd: int) -> bytes:
-    try:
-        return os.read(fd, 65536)
-    except OSError:
-        return b""
 
 
 def _self_cancelling() -> bool:

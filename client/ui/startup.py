@@ -11,6 +11,7 @@ and the first turn waits only if they are not ready yet.
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,8 @@ from client.core.secrets import settings_secrets
 from client.ui.i18n import t
 
 if TYPE_CHECKING:
+    from client.engine.frontend import Frontend
+    from client.engine.mcp.features import ClientFeatures
     from client.engine.models import Models
     from client.engine.providers import Runtime
 
@@ -31,23 +34,18 @@ async def chat(settings: Settings, runtime: Runtime, specs: list) -> int:
     from client.engine.mcp.permissions import Permissions
     from client.engine.mcp.saved_approvals import SavedApprovals, approvals_path
     from client.engine.models import Models
+    from client.ui.frontend import TerminalFrontend
     from client.ui.render import Renderer
     from client.ui.tui import make_renderer
 
     # rich at a terminal, plain when piped; -p always plain (one answer, script-friendly)
     renderer = make_renderer() if settings.prompt is None else Renderer()
+    frontend = TerminalFrontend(renderer)  # the one way to the screen; asks once the REPL reads (Repl.run)
     secrets = [*settings_secrets(settings), *([runtime.api_key] if runtime.api_key else [])]
-    permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), secrets=secrets)
+    permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), frontend, secrets)
     models = Models(settings, runtime)  # the one owner of the model: sampling, summaries, memory and the agent read it
-    features = client_features(settings, models)
-    features.on_event = lambda key, fmt: renderer.notice(t(key, **fmt))  # e.g. an OAuth login URL at start-up
-    from client.engine.mcp.oauth import headless
-
-    if not headless():
-        import webbrowser
-
-        features.open_url = lambda url: webbrowser.open(url, new=2) if renderer.interactive else None
-    hub = ToolHub(specs, settings.debug, permissions, features)  # the REPL injects the terminal approver
+    features = client_features(settings, models, frontend)  # e.g. an OAuth login URL at start-up
+    hub = ToolHub(specs, settings.debug, permissions, features, frontend, errlog=sys.stderr if settings.debug else None)
     connecting = asyncio.get_running_loop().create_task(hub.connect(), name="mcp-connect")
     store = None
     try:
@@ -71,7 +69,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list) -> int:
             session = _build(settings, store, hub.tools, models, gate)
         from client.ui.repl import Repl
 
-        repl = Repl(settings, session, hub, renderer)
+        repl = Repl(settings, session, hub, renderer, frontend)
         repl.tools_ready = tools.wait if tools else None
         try:
             return await repl.run()
@@ -121,11 +119,11 @@ class _Tools:
             self.models.attach(self.hub.tools, self.store.checkpointer, self.gate)
 
 
-def client_features(settings: Settings, models: Models):  # -> ClientFeatures
+def client_features(settings: Settings, models: Models, frontend: Frontend) -> ClientFeatures:
     """What servers may ask of us: --yes answers, the sampling model (the session's, whichever
-    it is when asked), the roots; the REPL adds the forms."""
+    it is when asked), the roots; `frontend` shows their notices and asks the questions."""
     from client.engine.mcp.features import ClientFeatures
     from client.engine.mcp.sampling import ModelSampler
 
-    return ClientFeatures(yes=settings.yes, sampler=ModelSampler(models),
-                          roots=[Path(r) for r in settings.roots], user=settings.user)  # never the cwd unasked
+    return ClientFeatures(yes=settings.yes, sampler=ModelSampler(models), user=settings.user, frontend=frontend,
+                          roots=[Path(r) for r in settings.roots])  # never the cwd unasked

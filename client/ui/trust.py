@@ -14,12 +14,11 @@ import sys
 from pathlib import Path
 from typing import Iterable
 
-from client.core.config import ConfigError
+from client.core.config import YES_WORDS, ConfigError
 from client.core.paths import user_env_file
 from client.core.trust import Offer, shown_value, trusted
 from client.ui.i18n import t
 
-YES = {"y", "yes", "ㅛ", "예", "네", "응"}
 LISTED = 20  # variables shown in the question
 
 
@@ -73,7 +72,7 @@ def ask(o: Offer) -> bool:
         answer = input()
     except EOFError:
         return False
-    return answer.strip().lower() in YES
+    return answer.strip().lower() in YES_WORDS
 
 
 def describe(o: Offer) -> list[str]:

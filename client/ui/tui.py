@@ -13,14 +13,13 @@ scribble over the answer.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from client.ui.slash.table import TABLE
-from client.core.paths import data_dir
+from client.core.paths import data_dir, safe_name
 from client.ui.render import Renderer
 
 
@@ -42,8 +41,7 @@ def make_renderer() -> Renderer:
 
 def history_path(user: str) -> Path:
     """One input-history file per `--user`, outside the working directory."""
-    safe = re.sub(r"[^A-Za-z0-9_.\-]", "_", user or "user")[:64].lstrip(".") or "user"
-    return data_dir() / f"history-{safe}"
+    return data_dir() / f"history-{safe_name(user)}"
 
 
 def _open_history(user: str):  # -> prompt_toolkit History

@@ -4,7 +4,9 @@ One real `mcp-chat` (piped, --yes) against the recording stub and server-everyth
 After `/model HCX-003` (an 8,192-token window, 1,024 reserved for output, so a 7,168-token
 request budget instead of HCX-005's 123,904) the session makes every kind of request it has:
 chat turns, a rolling summary, a tool whose server asks for sampling, /compact, and the memory
-update at exit. Each is read from the stub's log; none may still name HCX-005 or be sized for it.
+extraction (`--memory-source both`: the model's items; /memory waits for the passes under way, so
+the extraction is on the wire before exit). Each is read from the stub's log; none may still name
+HCX-005 or be sized for it. The first message is a question: no memory pass starts before the switch.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def test_after_model_every_request_names_the_new_model_and_fits_its_window(chat,
     config = write_config(tmp_path, {"everything": {"command": "node", "args": [everything_js, "stdio"],
                                                     "alwaysAllow": ["*"]}})
     lines = [
-        "첫 질문입니다",
+        "첫 질문인가요?",  # states nothing about the user: no memory pass races the switch
         f"/model {NEW}",
         "/context",
         "둘째 질문입니다",
@@ -55,9 +57,11 @@ def test_after_model_every_request_names_the_new_model_and_fits_its_window(chat,
         "넷째 질문입니다",  # three turns held verbatim > --summary-after 2: a summary first
         call_line("trigger-sampling-request", {"prompt": SAMPLE, "maxTokens": 3_000}),
         "/compact",
+        "/memory",  # waits for the memory passes of the statements above: their extraction requests
     ]
     r = chat("--new", "--yes", "--mcp-config", config, "--context", "summarize", "--summary-after", "2",
-             "--max-turns", "1", "--user", "switcher", input="\n".join(lines) + "\n", timeout=120)
+             "--max-turns", "1", "--user", "switcher",
+             "--memory-source", "both", input="\n".join(lines) + "\n", timeout=120)
     assert r.code == 0, r.err
     assert f"max_input_tokens={NEW_BUDGET}" in r.out + r.err  # /context after the switch
 

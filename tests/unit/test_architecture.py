@@ -2,8 +2,10 @@
 
 Read from the source with `ast`, so the rules hold for every import, also the lazy ones
 inside functions: no import cycle inside the package; outside client/ui nothing imports the
-translation module, rich or prompt_toolkit, or prints; core imports neither engine nor ui,
-and engine does not import ui.
+translation module, rich or prompt_toolkit, prints, touches sys.stdin/stdout/stderr or asks
+isatty; core imports neither engine nor ui, and engine does not import ui. The way back to the
+screen is given to engine objects when they are built: the ui never sets an attribute of one
+afterwards. Settings, once resolved, cannot be assigned.
 """
 
 from __future__ import annotations
@@ -138,3 +140,159 @@ def test_layers_point_inwards(name: str) -> None:
 
 def test_config_imports_nothing_else_from_the_package() -> None:
     assert not _internal_edges()["client.core.config"]
+
+
+# -- the way to the screen ----------------------------------------------------------------
+STREAMS = ("stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__")
+# Process plumbing, not a screen: the launcher hands this process's descriptors 0-2 to a run forked
+# from the pre-imported process, which rebuilds its standard streams from them and flushes them at
+# exit (client/engine/launch/). Neither reads input nor shows output.
+STREAM_PLUMBING = {"client.engine.launch.child", "client.engine.launch.launcher"}
+
+
+def terminal_uses(source: str) -> list[int]:
+    """Lines that touch the terminal: sys.stdin/stdout/stderr, or any isatty()."""
+    lines = []
+    for n in ast.walk(ast.parse(source)):
+        if isinstance(n, ast.Attribute) and n.attr in STREAMS and isinstance(n.value, ast.Name) and n.value.id == "sys":
+            lines.append(n.lineno)
+        elif isinstance(n, ast.Attribute) and n.attr == "isatty":
+            lines.append(n.lineno)
+        elif isinstance(n, ast.ImportFrom) and n.module == "sys" and any(a.name in STREAMS for a in n.names):
+            lines.append(n.lineno)
+    return sorted(set(lines))
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if _layer(n) in ("core", "engine") and n not in STREAM_PLUMBING))
+def test_no_terminal_outside_the_ui(name: str) -> None:
+    """core and engine never read the terminal or ask whether there is one: the ui decides
+    (Settings.interactive) and hands streams and questions in (client/engine/frontend.py)."""
+    lines = terminal_uses(MODULES[name].read_text(encoding="utf-8"))
+    assert not lines, f"{name} touches sys.stdin/stdout/stderr or isatty (lines {lines})"
+
+
+# Names that hold engine objects in the ui (a practical net beside the data flow below).
+ENGINE_NAMES = {"hub", "features", "permissions", "session", "store", "models", "runtime", "settings", "memory",
+                "summaries", "threads", "gate", "stack", "provider", "worker", "memory_passes", "next_turn"}
+
+
+def engine_assignments(source: str) -> list[tuple[int, str]]:
+    """`x.attr = ...` in a ui module where `x` is (or is reached from) an engine object: a name
+    imported from client.engine called or used as an annotation, a value flowing from one (also
+    through `self.attr` of the same class), or a name of ENGINE_NAMES in the target's chain."""
+    tree = ast.parse(source)
+    engine: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("client.engine"):
+            engine |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            engine |= {a.asname or a.name.split(".")[0] for a in node.names if a.name.startswith("client.engine")}
+    tainted: set[str] = set()  # local names (per module: an approximation)
+    self_attrs: set[str] = set()  # self.<attr> holding an engine object
+
+    def from_engine(e: ast.AST | None) -> bool:
+        if e is None:
+            return False
+        if isinstance(e, ast.Await):
+            return from_engine(e.value)
+        if isinstance(e, ast.Call):
+            return from_engine(e.func) or (isinstance(e.func, ast.Name) and e.func.id in engine)
+        if isinstance(e, ast.Name):
+            return e.id in tainted or e.id in engine
+        if isinstance(e, ast.Attribute):
+            if isinstance(e.value, ast.Name) and e.value.id == "self":
+                return e.attr in self_attrs
+            return from_engine(e.value)
+        return False
+
+    def annotated_engine(a: ast.AST | None) -> bool:
+        return a is not None and any(isinstance(n, ast.Name) and n.id in engine for n in ast.walk(a)) or (
+            isinstance(a, ast.Constant) and isinstance(a.value, str) and any(w in engine for w in a.value.replace(
+                "|", " ").replace("[", " ").replace("]", " ").split()))
+
+    for _ in range(3):  # to a fixed point: assignments may come before their sources in the text
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for arg in [*node.args.args, *node.args.kwonlyargs]:
+                    if annotated_engine(arg.annotation):
+                        tainted.add(arg.arg)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                value = node.value
+                targets = list(node.targets) if isinstance(node, ast.Assign) else [node.target]
+                engine_value = from_engine(value) or (isinstance(node, ast.AnnAssign) and annotated_engine(node.annotation))
+                while engine_value and targets:
+                    t = targets.pop()
+                    if isinstance(t, (ast.Tuple, ast.List)):
+                        targets.extend(t.elts)
+                    elif isinstance(t, ast.Name):
+                        tainted.add(t.id)
+                    elif isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        self_attrs.add(t.attr)
+    out = []
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AugAssign, ast.AnnAssign)) else []
+        for t in targets:
+            for x in ast.walk(t):
+                if not (isinstance(x, ast.Attribute) and isinstance(x.ctx, ast.Store)):
+                    continue
+                chain, base = [], x.value
+                while isinstance(base, ast.Attribute):
+                    chain.append(base.attr)
+                    base = base.value
+                if isinstance(base, ast.Name) and base.id != "self":
+                    chain.append(base.id)
+                if from_engine(x.value) or ENGINE_NAMES & set(chain):
+                    out.append((node.lineno, ast.unparse(x)))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if _layer(n) == "ui"))
+def test_the_ui_never_assigns_to_an_engine_object(name: str) -> None:
+    """An engine object gets what it needs when it is built (a Frontend, settings, callables),
+    never an attribute set by the ui afterwards."""
+    bad = engine_assignments(MODULES[name].read_text(encoding="utf-8"))
+    assert not bad, f"{name} assigns to engine objects: {bad}"
+
+
+def test_the_terminal_and_assignment_checks_can_fail() -> None:
+    assert terminal_uses("import sys\ndef f():\n    return sys.stdin.read()\n") == [3]
+    assert terminal_uses("import os\nos.isatty(1)\n") == [2]
+    assert terminal_uses("from sys import stderr\n") == [1]
+    assert terminal_uses("s = 'sys.stdin'\nimport sys\nsys.argv\n") == []
+    violations = {
+        "hub.on_progress = f\n": 1,  # a name of an engine object
+        "from client.engine.mcp import ToolHub\nthing = ToolHub()\nthing.on_progress = print\n": 3,  # built here
+        "from client.engine.session import ChatSession\ndef f(x: ChatSession):\n    x.background_memory = False\n": 3,
+        "from client.engine.mcp import ToolHub\nclass R:\n    def __init__(self, h: ToolHub):\n        self.h = h\n"
+        "    def run(self):\n        self.h.permissions.approver = None\n": 6,  # through self
+        "class R:\n    def run(self):\n        self.session.background_memory = False\n": 3,
+        "from client.engine import build\nclass R:\n    def __init__(self):\n        self.x = build.build_session()\n"
+        "    def go(self):\n        self.x.flag = 1\n": 6,  # a module of the engine
+    }
+    for source, line in violations.items():
+        assert [n for n, _ in engine_assignments(source)] == [line], source
+    fine = ("class R:\n    def __init__(self):\n        self.reader = None\n        self.capture = Capture()\n"
+            "    def go(self):\n        self.capture.error = 'x'\n        self._optionals.title = 't'\n"
+            "args = parse()\nargs.lang = 'ko'\nrepl = Repl()\nrepl.tools_ready = None\n")
+    assert engine_assignments(fine) == []
+
+
+def test_settings_cannot_be_assigned_after_resolution() -> None:
+    """Resolved once, then a value: no field can be set, nested ones neither, and every field is
+    immutable (a frozen dataclass with a list inside could still be changed in place)."""
+    import dataclasses
+
+    from client.ui.cli import build_parser
+    from client.ui.options import resolve
+
+    s = resolve(build_parser().parse_args(["chat", "--provider", "openai", "--base-url", "http://127.0.0.1:9/v1",
+                                           "--model", "m", "--root", "/tmp", "--server-url", "http://127.0.0.1:9/mcp"]),
+                interactive=False)
+    for name, value in (("model", "other"), ("max_input_tokens", 1), ("base_url", "http://evil.test"), ("yes", True)):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(s, name, value)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.context.strategy = "none"  # type: ignore[misc]
+    hash(s)  # every field hashable: nothing inside can change in place
+    assert s.roots and s.server_urls and isinstance(s.roots, tuple) and isinstance(s.server_urls, tuple)

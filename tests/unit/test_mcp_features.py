@@ -1,4 +1,5 @@
-"""Pure parts of the client features: SEP-1034 defaults, form fields, typed answers, clientInfo."""
+"""The client features: SEP-1034 defaults, form fields, typed answers, clientInfo, and the questions
+they ask through the frontend they are built with (none by default: nobody to ask, declined)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import importlib.metadata
 
 import pytest
 
+from client.engine.frontend import Frontend
 from client.engine.mcp.features import BadValue, ClientFeatures, coerce, client_info, form_fields, missing_required, schema_defaults
 from mcp import types
 
@@ -92,6 +94,53 @@ async def test_sampling_needs_approval_and_fits_the_budget():
     ok = await ClientFeatures(yes=True, sampler=sampler).sample("s", params)
     assert isinstance(ok, types.CreateMessageResult) and ok.content.text == "ok"
     assert sampler.calls[0][2] == 256  # capped to our output budget
+
+
+class Answers(Frontend):
+    """A frontend answering every confirm with `yes` and every form with `form` (None: nobody to ask)."""
+
+    def __init__(self, yes: bool | None = None, form: tuple | None = None) -> None:
+        self.yes, self.form, self.notices, self.asked = yes, form, [], []
+
+    def notice(self, key, fmt=None, *, warning=False):
+        self.notices.append(key)
+
+    async def confirm(self, kind, server, summary):
+        self.asked.append((kind, server, summary))
+        return self.yes
+
+    async def ask_form(self, server, message, fields):
+        self.asked.append(("form", server, [f.name for f in fields]))
+        return self.form
+
+
+@pytest.mark.parametrize("answer,decision,ran", [(None, "deny:no_terminal", False), (False, "deny:user", False),
+                                                 (True, "allow:once", True)])
+async def test_sampling_asks_the_frontend_it_was_built_with(answer, decision, ran):
+    params = types.CreateMessageRequestParams(
+        messages=[types.SamplingMessage(role="user", content=types.TextContent(type="text", text="hi there"))],
+        maxTokens=10)
+    front, sampler = Answers(yes=answer), _Sampler()
+    f = ClientFeatures(sampler=sampler, frontend=front)
+    got = await f.sample("srv", params)
+    assert front.asked == [("sampling", "srv", "hi there")]
+    assert isinstance(got, types.CreateMessageResult) == ran and bool(sampler.calls) == ran
+    assert [r["decision"] for r in f.drain_journal()] == [decision] and f.drain_journal() == []
+    assert ("sampling_denied" in front.notices) != ran and ("sampling_answer" in front.notices) == ran
+
+
+async def test_a_form_is_asked_through_the_frontend_and_nobody_means_decline():
+    params = types.ElicitRequestFormParams(message="m", requestedSchema=SCHEMA)
+    front = Answers(form=None)
+    assert (await ClientFeatures(frontend=front).elicit("srv", params)).action == "decline"
+    assert front.asked[0][0] == "form" and front.notices == ["elicit_declined"]
+    front = Answers(form=("accept", {"email": "a@b.c", "age": None}))
+    got = await ClientFeatures(frontend=front).elicit("srv", params)
+    assert got.action == "accept" and got.content == {"email": "a@b.c"}
+    assert (await ClientFeatures(frontend=Answers(form=("cancel", None))).elicit("srv", params)).action == "cancel"
+    url = types.ElicitRequestURLParams(message="log in", url="https://example.test/x", elicitationId="e1")
+    assert (await ClientFeatures(frontend=Answers(yes=None)).elicit("srv", url)).action == "decline"
+    assert (await ClientFeatures(frontend=Answers(yes=True)).elicit("srv", url)).action == "accept"
 
 
 # -- roots never widen access -------------------------------------------------------

@@ -8,6 +8,7 @@ import io
 from mcp import types
 
 from client.engine.mcp import ServerGone, ServerSpec, ToolHub
+from client.engine.frontend import Frontend
 from client.engine.mcp.hub import ToolProgress
 from client.ui import i18n
 from client.ui.mcp_view import progress_line
@@ -59,13 +60,24 @@ class FakeServer:
         return types.CallToolResult(content=[types.TextContent(type="text", text=f"done s3cr3t-value {args}")])
 
 
-def _hub(server: FakeServer) -> tuple[ToolHub, list[tuple[str, bool]]]:
-    hub = ToolHub([])
+class Seen(Frontend):
+    """The frontend the hub is built with: every progress event, and its line as the ui words it."""
+
+    def __init__(self) -> None:
+        self.events: list[ToolProgress] = []
+        self.lines: list[tuple[str, bool]] = []
+
+    def progress(self, event: ToolProgress) -> None:
+        self.events.append(event)
+        self.lines.append((progress_line(event), event.final))
+
+
+def _hub(server: FakeServer, front: Seen | None = None) -> tuple[ToolHub, list[tuple[str, bool]]]:
+    front = front or Seen()
+    hub = ToolHub([], frontend=front)
     hub.servers = [server]  # type: ignore[list-item]
     hub._build_tools()
-    seen: list[tuple[str, bool]] = []
-    hub.on_progress = lambda p: seen.append((progress_line(p), p.final))
-    return hub, seen
+    return hub, front.lines
 
 
 def _call(hub: ToolHub) -> types.CallToolResult:
@@ -95,9 +107,9 @@ def test_any_other_failure_is_an_error_tool_result():
 
 
 def test_progress_words_follow_the_language_the_events_do_not(monkeypatch):
-    hub, seen = _hub(FakeServer())
-    events: list[ToolProgress] = []
-    hub.on_progress = events.append
+    front = Seen()
+    hub, _ = _hub(FakeServer(), front)
+    events = front.events
     _call(hub)
     assert events == [ToolProgress("work", 1, 2, "half way"), ToolProgress("work", 1, 2, state="done")]
     monkeypatch.setattr(i18n, "_lang", "en")

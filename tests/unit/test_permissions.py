@@ -11,12 +11,23 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from client.core.config import ConfigError
+from client.engine.frontend import Frontend
 from client.engine.mcp.permissions import CallInfo, Permissions, PolicyState, ToolKey, Verdict, decide, denial_text
 from client.engine.mcp.saved_approvals import SavedApprovals, SavedKey, approvals_path
 from client.engine.mcp.specs import parse_entry
 from client.engine.store.codec import decode, encode
 
 WRITE = CallInfo(ToolKey("fs", "write_file"), "node fs.js /tmp")
+
+
+class Asks(Frontend):
+    """A frontend whose approval question is `answer(request)` (the test's own object)."""
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    async def approve(self, request):
+        return await self.answer(request)
 
 
 @pytest.mark.parametrize("call,state,expected", [
@@ -44,8 +55,7 @@ def test_denial_text_is_english_and_names_the_call():
 
 
 async def test_no_approver_denies_and_answers_are_remembered(tmp_path):
-    perms = Permissions()
-    assert await perms.check(WRITE, {}) == Verdict(False, "no_terminal")
+    assert await Permissions().check(WRITE, {}) == Verdict(False, "no_terminal")  # the default frontend asks nobody
     asked: list = []
 
     async def approver(req):
@@ -53,13 +63,16 @@ async def test_no_approver_denies_and_answers_are_remembered(tmp_path):
         await asyncio.sleep(0)  # let the other call queue behind this question
         return "session"
 
-    perms.approver = approver
+    front = Asks(approver)
+    perms = Permissions(frontend=front)
     first, second = await asyncio.gather(perms.check(WRITE, {"path": "a"}), perms.check(WRITE, {"path": "b"}))
     assert len(asked) == 1  # one question; the session answer covered the parallel call
     assert (first.label, second.label) == ("allow:session", "allow:session")
     assert perms.reset() == (1, 0)
-    perms.approver = lambda req: _const("deny")
+    front.answer = lambda req: _const("deny")
     assert (await perms.check(WRITE, {})).label == "deny:user"
+    front.answer = lambda req: _const(None)  # the frontend has nobody to ask (a pipe)
+    assert (await perms.check(WRITE, {})).label == "deny:no_terminal"
 
 
 async def _const(v):
@@ -73,7 +86,7 @@ async def test_question_masks_secrets_and_a_failing_approver_denies():
         seen.append(req)
         raise RuntimeError("terminal gone")
 
-    perms = Permissions(approver=approver, secrets=["sk-very-secret-1"])
+    perms = Permissions(frontend=Asks(approver), secrets=["sk-very-secret-1"])
     v = await perms.check(WRITE, {"token": "sk-very-secret-1", "h": "hdr-secret"}, True, lambda s: s.replace("hdr-secret", "***"))
     assert v.label == "deny:no_answer"
     assert "sk-very-secret" not in seen[0].args and "hdr-secret" not in seen[0].args
@@ -85,8 +98,9 @@ async def test_always_is_saved_privately_per_user_outside_the_working_folder(tmp
     monkeypatch.chdir(tmp_path)
     path = approvals_path("alice/../x")
     assert path.parent == tmp_path / "cfg" / "mcp-chat" and "/" not in path.name[len("permissions-"):]
-    perms = Permissions(saved=SavedApprovals(path), approver=lambda req: _const("always"))
-    assert (await perms.check(WRITE, {})).label == "allow:always"
+    perms = Permissions(saved=SavedApprovals(path), frontend=Asks(lambda req: _const("always")))
+    verdict = await perms.check(WRITE, {})
+    assert verdict.label == "allow:always" and verdict.save_error == ""
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     later = Permissions(saved=SavedApprovals(path))  # a new session: still allowed, nobody asked
     assert (await later.check(WRITE, {})).label == "allow:saved"
@@ -97,6 +111,15 @@ async def test_always_is_saved_privately_per_user_outside_the_working_folder(tmp
     assert json.loads(path.read_text())["allow"] == []
     monkeypatch.setenv("XDG_CONFIG_HOME", "relative/dir")  # never the working folder
     assert not str(approvals_path("u")).startswith("relative")
+
+
+async def test_an_always_that_cannot_be_saved_says_why_on_the_verdict(tmp_path):
+    """Not a list for the UI to drain: the verdict carries it, and the gate makes it a notice of the turn."""
+    (tmp_path / "file").write_text("")
+    perms = Permissions(saved=SavedApprovals(tmp_path / "file" / "p.json"), frontend=Asks(lambda req: _const("always")))
+    verdict = await perms.check(WRITE, {})
+    assert verdict.allowed and verdict.reason == "always" and "p.json" in verdict.save_error
+    assert (await perms.check(WRITE, {})).label == "allow:session"  # still approved for this session
 
 
 def test_always_allow_in_the_config():

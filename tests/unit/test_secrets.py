@@ -12,6 +12,7 @@ from langchain_core.messages import HumanMessage
 from client.core.config import Settings
 from client.core.secrets import (MIN_LEN, SECRET_VARS, Redactor, env_secrets, redact, redact_db_error, settings_secrets,
                                  spec_secrets)
+from client.engine.frontend import Frontend
 from client.engine.mcp.permissions import CallInfo, Permissions, ToolKey
 from client.engine.mcp.specs import bundled_spec, parse_entry
 
@@ -77,7 +78,11 @@ async def test_permission_question_masks_arguments():
         asked.append(req)
         return "deny"
 
-    perms = Permissions(approver=approver, secrets=[SHORT, LONG])
+    class Asks(Frontend):
+        async def approve(self, request):
+            return await approver(request)
+
+    perms = Permissions(frontend=Asks(), secrets=[SHORT, LONG])
     await perms.check(CallInfo(ToolKey("fs", "write"), "node fs.js"), {"text": TEXT})
     no_tail(asked[0].args)
 

@@ -19,9 +19,10 @@ async def make_session(tmp_path: Path, llm):
     """make(memory=True) -> a session on a fresh SQLite file; every store closed afterwards."""
     sessions = Sessions()
 
-    async def make(*, memory: bool = True, user: str = "kim") -> ChatSession:
+    async def make(*, memory: bool = True, user: str = "kim", one_shot: bool = False) -> ChatSession:
         settings = Settings(db=str(tmp_path / "chat.db"), api_key=TEST_KEY, base_url=llm.base_url, model="stub",
-                            user=user, max_input_tokens=8_000, context=ContextSettings("trim", 3, 5))
+                            user=user, max_input_tokens=8_000, context=ContextSettings("trim", 3, 5),
+                            prompt="(-p)" if one_shot else None)
         return await sessions.open(settings, memory_user=user if memory else None)
 
     yield make
@@ -106,7 +107,7 @@ async def test_memory_passes_run_after_the_answer_and_neither_the_end_nor_exit_w
     s = await make_session()
     await s.open("mem-bg")
     await run_turn(s, "오늘 몇 시야?")  # a question states nothing: no pass
-    assert not s.memory_worker.busy and extractions() == []
+    assert not s.memory_passes.worker.busy and extractions() == []
     llm.push({"text": "네, 기억할게요."}, {"stall": 120, "text": "- [2] 사용자는 채식주의자다", "for": "memory"})  # the answer; a stuck extraction
     await run_turn(s, "나는 채식주의자라서 고기는 안 먹어.")
     for _ in range(600):  # the sign: the extraction request reached the endpoint
@@ -125,19 +126,17 @@ async def test_one_shot_folds_only_a_pass_that_needs_no_request(make_session, ll
     """-p (background_memory False): with the user's statements as the source (the local model's
     default) the pass takes milliseconds and ends within the exit's grace; with an extraction
     request it is left to the next session, which is never started for nothing."""
-    s = await make_session(user="lee")
-    s.background_memory = False
+    s = await make_session(user="lee", one_shot=True)
     s.memory.source = "user"
     await s.open("one-1")
     await run_turn(s, "나는 간호사로 일해.")
-    assert not s.memory_worker.busy  # -p: no pass after the answer
+    assert not s.memory_passes.worker.busy  # -p: no pass after the answer
     await s.end()
     assert await s.close() == 0
     assert [b.text for b in await s.store.memory_list("lee")] == ["사용자의 말: 나는 간호사로 일해."]
     assert not [q for q in llm.requests if "장기 기억 후보" in str(q["messages"][0]["content"])]
 
-    t = await make_session(user="park")  # extraction needed: left pending, no request made
-    t.background_memory = False
+    t = await make_session(user="park", one_shot=True)  # extraction needed: left pending, no request made
     await t.open("one-2")
     await run_turn(t, "나는 제주도에 살아.")
     await t.end()

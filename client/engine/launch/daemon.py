@@ -36,6 +36,7 @@ from client.core.paths import private_runtime_dir
 from client.engine.launch import child as child_state
 from client.engine.launch.key import Files, identity, install_root, key
 from client.engine.launch.preload import recording_env
+from client.engine.launch.supervisor import supervise
 from client.engine.launch.wire import WireError, close_fds as _close, peer_uid, recv, send, socket_name
 
 IDLE_DEFAULT = 600.0
@@ -214,7 +215,7 @@ class _Loop:
             return Child(req, fds, conn, self.loaded)
         try:
             _close(fds)
-            _supervise(conn, run)
+            supervise(conn, run)
         finally:
             os._exit(0)
 
@@ -225,32 +226,6 @@ class _Loop:
                     p.unlink()
                 except OSError:
                     pass
-
-
-def _supervise(conn: socket.socket, pid: int) -> None:
-    """Wait for the run; report how it ended. The launcher gone (its end closed): kill the run."""
-    conn.settimeout(None)
-    pidfd = os.pidfd_open(pid)
-    killed = False
-    while True:
-        ready, _, _ = select.select([pidfd] if killed else [conn, pidfd], [], [])
-        if pidfd in ready:
-            break
-        try:
-            data = conn.recv(4096)
-        except OSError:
-            data = b""
-        if not data:  # nothing else is ever sent after the request
-            os.kill(pid, signal.SIGKILL)
-            killed = True
-    _, status, usage = os.wait4(pid, 0)
-    cpu = round(usage.ru_utime + usage.ru_stime, 3)
-    msg = {"signal": os.WTERMSIG(status), "cpu": cpu} if os.WIFSIGNALED(status) else {
-        "exit": os.waitstatus_to_exitcode(status), "cpu": cpu}
-    try:
-        send(conn, msg)
-    except OSError:
-        pass
 
 
 def _listen(path: Path) -> socket.socket:

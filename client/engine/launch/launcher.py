@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from client.core.paths import private_runtime_dir
+from client.engine.flock import held
 from client.engine.launch.key import Files, fixed_env, identity, interpreter_flags, key
 from client.engine.launch.wire import WireError, peer_uid, recv, send, socket_name
 
@@ -225,7 +226,7 @@ def spawn(kind: str, module: str, env: dict[str, str], delay: float = 0.0) -> No
             return
     except OSError:
         pass
-    if _locked(files.lock):
+    if held(files.lock):
         return
     import subprocess
 
@@ -250,22 +251,6 @@ def daemon_env(env: dict[str, str]) -> dict[str, str]:
     """The daemon keeps no secret: it serves runs with their own environments."""
     return {k: v for k, v in env.items()
             if k in fixed_env(env) or not any(w in k.upper() for w in _SECRET_WORDS)}
-
-
-def _locked(path: Path) -> bool:
-    import fcntl
-
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except OSError:
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return False
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
 
 
 def control(op: str) -> list[dict]:

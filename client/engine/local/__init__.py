@@ -1,6 +1,6 @@
 """The local provider: llama-server + a small GGUF model, prepared once into the user cache.
 
-    prepare()            build/reuse llama-server, fetch/verify the weights (progress: progress.set_sink)
+    prepare(report=...)  build/reuse llama-server, fetch/verify the weights (notes, progress: report)
     prepare(start=True)  ... and start the server as a child process (call `wait_ready()` next)
     keeper.acquire(...)  a warm server kept between sessions (MCP_CHAT_LOCAL_KEEP_ALIVE)
 
@@ -10,6 +10,7 @@ Cache: `$MCP_CHAT_CACHE`, else `$XDG_CACHE_HOME/mcp-chat`, else `~/.cache/mcp-ch
 from __future__ import annotations
 
 from client.engine.local.build import build_server, server_ready
+from client.engine.local.progress import SetupSink, ignore
 from client.engine.local.server import LocalServer
 from client.engine.local.spec import CONTEXT_WINDOW, QWEN_CODER_15B, server_dir
 from client.engine.local.template import write_template
@@ -23,10 +24,10 @@ def runtime_ready() -> bool:
     return server_ready() and weights_ready()
 
 
-def prepare(*, start: bool = False, threads: int | None = None) -> LocalServer:
-    """Make sure everything is in the cache; optionally start the server."""
-    binary = build_server()
-    weights = fetch_weights()
+def prepare(*, start: bool = False, threads: int | None = None, report: SetupSink = ignore) -> LocalServer:
+    """Make sure everything is in the cache (`report`: its notes and progress); optionally start the server."""
+    binary = build_server(report=report)
+    weights = fetch_weights(report=report)
     template = write_template(server_dir())
     server = LocalServer(binary, weights, template, alias=QWEN_CODER_15B.name, ctx=CONTEXT_WINDOW, threads=threads)
     return server.start() if start else server

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from client.engine.local.progress import Progress, say
+from client.engine.local.progress import Progress, SetupNote, SetupSink, ignore
 from client.engine.local.spec import LLAMA_CPP_PYTHON, LLAMA_CPP_PYTHON_VERSION, cache_root, machine_tag, server_binary, server_dir
 from client.engine.local.weights import SetupError, file_lock
 
@@ -45,14 +45,14 @@ def _tool(name: str) -> str | None:
     return shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
 
 
-def _sdist() -> Path:
+def _sdist(report: SetupSink) -> Path:
     """The pinned sdist, downloaded with pip once and kept in the cache."""
     src = cache_root() / "src"
     src.mkdir(parents=True, exist_ok=True)
     found = sorted(src.glob(f"llama_cpp_python-{LLAMA_CPP_PYTHON_VERSION}.tar.gz"))
     if found:
         return found[0]
-    say("local_src_fetch", pkg=LLAMA_CPP_PYTHON, version=LLAMA_CPP_PYTHON_VERSION)
+    report(SetupNote("local_src_fetch", {"pkg": LLAMA_CPP_PYTHON, "version": LLAMA_CPP_PYTHON_VERSION}))
     with tempfile.TemporaryDirectory(dir=src) as tmp:
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
                "--disable-pip-version-check", "-q", f"{LLAMA_CPP_PYTHON}=={LLAMA_CPP_PYTHON_VERSION}", "-d", tmp]
@@ -99,8 +99,9 @@ def _run_build(cmd: list[str], bar: Progress, log: Path) -> None:
             raise SetupError("local_build_failed", log=str(log))
 
 
-def build_server(*, force: bool = False, jobs: int | None = None) -> Path:
-    """The cached llama-server binary, building it first when needed (a few minutes, once)."""
+def build_server(*, force: bool = False, jobs: int | None = None, report: SetupSink = ignore) -> Path:
+    """The cached llama-server binary, building it first when needed (a few minutes, once);
+    `report` gets the notes and the build's progress."""
     out_dir = server_dir()
     with file_lock(cache_root() / "llama-server" / ".build.lock"):
         if not force and server_ready():
@@ -109,8 +110,8 @@ def build_server(*, force: bool = False, jobs: int | None = None) -> Path:
         if cmake is None:
             raise SetupError("local_no_cmake")
         ninja = _tool("ninja")
-        sdist = _sdist()
-        say("local_build_start", pkg=LLAMA_CPP_PYTHON, version=LLAMA_CPP_PYTHON_VERSION)
+        sdist = _sdist(report)
+        report(SetupNote("local_build_start", {"pkg": LLAMA_CPP_PYTHON, "version": LLAMA_CPP_PYTHON_VERSION}))
         started = time.monotonic()
         out_dir.mkdir(parents=True, exist_ok=True)
         log = out_dir / "build.log"
@@ -119,7 +120,7 @@ def build_server(*, force: bool = False, jobs: int | None = None) -> Path:
             source, commit = _extract(sdist, Path(tmp) / "src")
             build = Path(tmp) / "build"
             gen = ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}"] if ninja else ["-G", "Unix Makefiles"]
-            with Progress("local_build_label", total=100, unit="steps") as bar:
+            with Progress("local_build_label", total=100, unit="steps", report=report) as bar:
                 _run_build([cmake, "-S", str(source), "-B", str(build), *gen, *CMAKE_FLAGS], bar, log)
                 n = str(jobs or os.cpu_count() or 2)
                 _run_build([cmake, "--build", str(build), "--target", "llama-server", "-j", n], bar, log)
@@ -135,5 +136,5 @@ def build_server(*, force: bool = False, jobs: int | None = None) -> Path:
             "seconds": round(time.monotonic() - started, 1), "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
         (out_dir / "build.json").write_text(json.dumps(info, indent=1))
-        say("local_build_done", seconds=f"{info['seconds']:.0f}", path=str(server_binary()))
+        report(SetupNote("local_build_done", {"seconds": f"{info['seconds']:.0f}", "path": str(server_binary())}))
         return server_binary()

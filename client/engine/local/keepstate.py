@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from client.core.paths import private_runtime_dir
+from client.engine.flock import held
 from client.engine.local.spec import cache_root
 
 
@@ -118,14 +119,7 @@ def alive(pid: int) -> bool:
 
 def busy(files: Files) -> bool:
     """Does a session hold the lease?"""
-    fd = _open(files.lease)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return False
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
+    return held(files.lease)
 
 
 class Lease:

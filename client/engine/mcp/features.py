@@ -1,9 +1,9 @@
 """What a server may ask of the client: elicitation, sampling, roots; and who we say we are.
 
-Engine code: it never prints or asks. The UI injects async handlers (`ask_form`, `confirm`)
-and an event sink (`on_event(key, fmt)`, translated by the UI); without a terminal and without
-`--yes` nothing is asked and the answer is "no". The SDK session gets the callbacks from
-`callbacks(server_name)`.
+Engine code: it never prints or asks itself. It is built with the frontend
+(client/engine/frontend.py) that shows its notices and asks its questions; a frontend with
+nobody to ask (the default, a pipe) and no `--yes` means the answer is "no". The SDK session
+gets the callbacks from `callbacks(server_name)`.
 """
 
 from __future__ import annotations
@@ -11,12 +11,14 @@ from __future__ import annotations
 import importlib.metadata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Protocol
 
 from mcp import types
 
+from client.core.config import NO_WORDS, YES_WORDS
 from client.core.faults import one_line
 from client.core.context.budget import estimate_text_tokens
+from client.engine.frontend import Field, Frontend, tell
 
 
 def client_info() -> types.Implementation:
@@ -28,18 +30,7 @@ def client_info() -> types.Implementation:
     return types.Implementation(name="mcp-chat", version=version)
 
 
-# -- elicitation forms (pure) ---------------------------------------------------
-@dataclass(frozen=True)
-class Field:
-    name: str
-    type: str  # string | integer | number | boolean | array (of enum strings)
-    title: str
-    description: str
-    default: Any
-    enum: list[str] | None
-    required: bool
-
-
+# -- elicitation forms (pure; Field: client/engine/frontend.py) --------------------
 def form_fields(schema: dict) -> list[Field]:
     """The flat form a requestedSchema describes (only top-level primitive properties exist)."""
     required = set(schema.get("required") or [])
@@ -74,9 +65,9 @@ def coerce(f: Field, text: str) -> Any:
         return f.default
     if f.type == "boolean":
         low = s.lower()
-        if low in ("y", "yes", "true", "1", "예", "네", "ㅇ"):
+        if low in YES_WORDS or low in ("true", "1"):
             return True
-        if low in ("n", "no", "false", "0", "아니오", "아니요"):
+        if low in NO_WORDS or low in ("false", "0"):
             return False
         raise BadValue(s)
     if f.type == "array":
@@ -118,10 +109,6 @@ def sampling_text(params: types.CreateMessageRequestParams) -> list[tuple[str, s
 
 
 # -- the callbacks ----------------------------------------------------------------
-AskForm = Callable[[str, str, list[Field]], Awaitable[tuple[str, dict[str, Any] | None]]]  # server, message, fields
-Confirm = Callable[[str, str, str], Awaitable[bool]]  # kind ("sampling"|"url"), server, summary
-
-
 class Sampler(Protocol):
     """The model that answers sampling requests (client/engine/mcp/sampling.py): the session's
     current one, so its limits are read at each request."""
@@ -139,20 +126,14 @@ class Sampler(Protocol):
         ...
 
 
-EventSink = Callable[[str, dict[str, Any]], None]  # (i18n key, fmt)
-
-
 @dataclass
 class ClientFeatures:
     yes: bool = False  # --yes: accept elicitation with defaults, approve sampling
-    ask_form: AskForm | None = None  # None: no terminal to ask at
-    confirm: Confirm | None = None
     sampler: Sampler | None = None  # the session's model, without tools
     roots: list[Path] = field(default_factory=list)  # only what the user offered (--root, MCP_CHAT_ROOTS, /roots)
     own_dirs: set[str] = field(default_factory=set)  # servers whose entry names its directories: offered no roots
-    on_event: EventSink | None = None
     user: str = "user"  # whose OAuth tokens (client/engine/mcp/oauth.py)
-    open_url: Callable[[str], None] | None = None  # the UI's browser opener (None: only print the URL)
+    frontend: Frontend = field(default_factory=Frontend)  # shows the notices, asks the questions (default: nobody)
     sessions: dict[str, Any] = field(default_factory=dict)  # server name -> live ClientSession
     journal: list[dict[str, str]] = field(default_factory=list)  # sampling decisions not yet on a transcript row
 
@@ -165,20 +146,15 @@ class ClientFeatures:
         self.journal.append({"server": server, "decision": decision, "request": request, "answer": answer[:500]})
 
     def emit(self, key: str, **fmt: Any) -> None:
-        if self.on_event is not None:
-            try:
-                self.on_event(key, fmt)
-            except Exception:  # noqa: BLE001 - display problems never fail a request
-                pass
+        tell(self.frontend, key, **fmt)  # display problems never fail a request
 
     def show_login(self, server: str, url: str) -> None:
         """An OAuth login needs the user: the URL is always shown, the browser opened when we can."""
         self.emit("oauth_login", server=server, url=url)
-        if self.open_url is not None:
-            try:
-                self.open_url(url)
-            except Exception:  # noqa: BLE001 - no browser: the printed URL is enough
-                pass
+        try:
+            self.frontend.open_url(url)
+        except Exception:  # noqa: BLE001 - no browser: the printed URL is enough
+            pass
 
     def callbacks(self, server: str) -> dict[str, Any]:
         async def elicit(ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
@@ -196,7 +172,7 @@ class ClientFeatures:
     # -- elicitation ------------------------------------------------------------
     async def elicit(self, server: str, params: types.ElicitRequestParams) -> types.ElicitResult:
         if isinstance(params, types.ElicitRequestURLParams):
-            ok = self.confirm is not None and await self.confirm("url", server, f"{params.message}\n{params.url}")
+            ok = await self.frontend.confirm("url", server, f"{params.message}\n{params.url}") is True
             self.emit("elicit_url_done" if ok else "elicit_declined", server=server)
             return types.ElicitResult(action="accept" if ok else "decline")
         schema = params.requestedSchema or {}
@@ -208,10 +184,11 @@ class ClientFeatures:
                 return types.ElicitResult(action="decline")
             self.emit("elicit_auto", server=server, n=len(values))
             return types.ElicitResult(action="accept", content=values)
-        if self.ask_form is None:
+        answer = await self.frontend.ask_form(server, params.message, fields)
+        if answer is None:  # nobody to ask
             self.emit("elicit_declined", server=server)
             return types.ElicitResult(action="decline")
-        action, values = await self.ask_form(server, params.message, fields)
+        action, values = answer
         if action != "accept":
             return types.ElicitResult(action="cancel" if action == "cancel" else "decline")
         return types.ElicitResult(action="accept", content={k: v for k, v in (values or {}).items() if v is not None})
@@ -223,11 +200,9 @@ class ClientFeatures:
         summary = " ".join(first.split())[:200]
         if self.yes:
             ok, why = True, "yes"
-        elif self.confirm is not None:
-            ok = await self.confirm("sampling", server, summary)
-            why = "once" if ok else "user"
         else:
-            ok, why = False, "no_terminal"
+            answer = await self.frontend.confirm("sampling", server, summary)
+            ok, why = (False, "no_terminal") if answer is None else (answer, "once" if answer else "user")
         if not ok:
             self.emit("sampling_denied", server=server)
             self._record(server, "deny:" + why, summary)

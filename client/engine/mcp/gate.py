@@ -26,7 +26,7 @@ class PermissionGate(AgentMiddleware):
         super().__init__()
         self.authorize = authorize
         self.names = servers  # function name -> (server, MCP tool name), for the denial text
-        self.journal = journal  # drains the sampling records made during a call (ClientFeatures)
+        self.journal = journal  # takes the sampling records made during a call (ClientFeatures.drain_journal)
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -37,6 +37,8 @@ class PermissionGate(AgentMiddleware):
         verdict = await self.authorize(call["name"], dict(call.get("args") or {}))
         if verdict is None:  # not an MCP tool: nothing to gate
             return await handler(request)
+        if verdict.save_error:  # "always" holds for this session only: the turn says why
+            notify("perm_save_failed", {"err": verdict.save_error}, error=True)
         if not verdict.allowed:
             server, tool = self.names(call["name"]) if self.names else ("?", call["name"])
             if verdict.reason != "user":  # the user who answered no needs no telling

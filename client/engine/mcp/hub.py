@@ -5,7 +5,8 @@ dies takes only its own tools with it. Names that collide across servers are
 prefixed with the server name. Each tool call goes through our own coroutine:
 results become text (results.py), failures become error tool results (the
 turn completes), a dead server is reconnected on its next call, and progress
-notifications reach `on_progress(ToolProgress)`. Nothing here is translated: the ui
+notifications reach the frontend the hub was built with (`Frontend.progress`,
+client/engine/frontend.py). Nothing here is translated: the ui
 words progress and the /tools, /servers listings (client/ui/mcp_view.py), and what the
 model reads about a failure is English whatever `--lang` says.
 """
@@ -16,12 +17,12 @@ import asyncio
 import logging
 import re
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import IO, Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from mcp import types
 
+from client.engine.frontend import Frontend, ToolProgress
 from client.engine.mcp.permissions import CallInfo, Permissions, ToolKey, Verdict, is_read_only
 from client.engine.mcp.features import ClientFeatures
 from client.engine.mcp.results import result_text
@@ -32,31 +33,20 @@ from client.engine.mcp.specs import ServerSpec, bundled_spec
 SERVER_GONE = "MCP server '{name}' is unreachable ({err}). It will be reconnected on the next call."
 
 
-@dataclass(frozen=True)
-class ToolProgress:
-    """One progress notification of a running tool call, or how the call ended."""
-
-    tool: str
-    done: float
-    total: float | None = None
-    message: str | None = None
-    state: Literal["running", "done", "stopped"] = "running"
-
-    @property
-    def final(self) -> bool:
-        return self.state != "running"
-
-
-ProgressSink = Callable[[ToolProgress], None]
+__all__ = ["ToolHub", "ToolProgress"]  # ToolProgress: client/engine/frontend.py, re-exported for the ui
 _FN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 class ToolHub:
     def __init__(self, specs: list[ServerSpec] | None = None, debug: bool = False,
-                 permissions: Permissions | None = None, features: ClientFeatures | None = None) -> None:
+                 permissions: Permissions | None = None, features: ClientFeatures | None = None,
+                 frontend: Frontend | None = None, errlog: IO[str] | None = None) -> None:
+        """`frontend`: where tools' progress goes (default: nowhere); `errlog`: where stdio servers'
+        stderr goes (the ui's own stream with --debug; None: a private file, its last line in errors)."""
         self.permissions = permissions or Permissions()  # who may run what (permissions.py)
         self.features = features
-        self.servers = [ServerConn(s, debug, features) for s in (specs if specs is not None else [bundled_spec()])]
+        self.frontend = frontend or Frontend()
+        self.servers = [ServerConn(s, features, errlog) for s in (specs if specs is not None else [bundled_spec()])]
         if not debug:  # the SDK logs tracebacks (e.g. a server printing non-JSON); we report one line
             sdk_log = logging.getLogger("mcp")
             if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
@@ -64,7 +54,6 @@ class ToolHub:
             sdk_log.propagate = False
         self.tools: list[BaseTool] = []
         self.owner: dict[str, tuple[ServerConn, types.Tool]] = {}  # tool name -> (server, MCP tool)
-        self.on_progress: ProgressSink | None = None
 
     # -- lifecycle -------------------------------------------------------------
     async def connect(self, timeout: float = START_TIMEOUT) -> None:
@@ -163,11 +152,10 @@ class ToolHub:
                  [x.name for x in s.tools if _read_only(x)]) for s in self.servers]
 
     def _emit(self, event: ToolProgress) -> None:
-        if self.on_progress is not None:
-            try:
-                self.on_progress(event)
-            except Exception:  # noqa: BLE001 - display problems never fail a tool call
-                pass
+        try:
+            self.frontend.progress(event)
+        except Exception:  # noqa: BLE001 - display problems never fail a tool call
+            pass
 
     def tools_of(self, server: ServerConn) -> list[tuple[str, types.Tool]]:
         """(function name, MCP tool) of one server, for /tools."""

@@ -16,7 +16,6 @@ import asyncio
 import hashlib
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
@@ -24,6 +23,8 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+from client.core.paths import data_dir, safe_name
 
 FLOW_TIMEOUT = 300.0  # seconds the user has to log in
 PAGE = b"<html><body><p>mcp-chat: login complete. You can close this window.</p></body></html>"
@@ -35,10 +36,7 @@ def headless() -> bool:
 
 def token_dir(user: str) -> Path:
     """$XDG_DATA_HOME/mcp-chat/oauth/<user> (default ~/.local/share/...), outside the working folder."""
-    base = os.environ.get("XDG_DATA_HOME", "").strip()
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "share"
-    safe = re.sub(r"[^A-Za-z0-9_.\-]", "_", user or "user")[:64].lstrip(".") or "user"
-    return root / "mcp-chat" / "oauth" / safe
+    return data_dir() / "oauth" / safe_name(user)
 
 
 class FileTokenStorage:

@@ -2,9 +2,10 @@
 
 `decide()` is the policy, a pure function. `Permissions` holds what it reads (approvals for
 this session, approvals saved for the user in saved_approvals.py, `--yes`) and, for a call
-the policy does not clear, awaits the injected async `approver` (the terminal question lives
-in client/ui/approve.py). With no approver nothing can be asked: the call is denied. Nothing
-here prints or translates; the model's denial text is English whatever `--lang` says.
+the policy does not clear, asks the frontend it was built with (client/engine/frontend.py;
+the terminal question lives in client/ui/approve.py). When nobody can be asked the call is
+denied. Nothing here prints or translates; the model's denial text is English whatever
+`--lang` says.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Iterable, Literal
+from typing import Callable, Iterable, Literal
 
 from client.core.secrets import redact
+from client.engine.frontend import ApprovalRequest, Frontend
 from client.engine.mcp.saved_approvals import SavedApprovals, SavedKey
 
 Answer = Literal["once", "session", "always", "deny"]
@@ -48,6 +50,7 @@ class Verdict:
     # allowed: read_only | always_allow | session | saved | yes | once | always
     # denied:  user (answered no) | no_terminal (nobody to ask) | no_answer (the question failed)
     reason: str
+    save_error: str = ""  # "always" was answered but could not be saved: why (the gate tells the turn)
 
     @property
     def label(self) -> str:
@@ -98,21 +101,6 @@ def denial_text(verdict: Verdict, server: str, tool: str) -> str:
             "It was not run. Do not retry it; tell the user what you wanted to do instead.")
 
 
-@dataclass(frozen=True)
-class ApprovalRequest:
-    """What the approver shows: server, tool and arguments (secrets already masked)."""
-
-    server: str
-    where: str
-    tool: str
-    args: str  # JSON, secrets masked, at most ARGS_SHOWN characters
-    hidden: int = 0  # characters of the arguments cut off
-    destructive: bool | None = None  # the tool's destructiveHint, when it gives one
-
-
-Approver = Callable[[ApprovalRequest], Awaitable[str]]
-
-
 @dataclass
 class Listing:
     """/permissions: what runs without asking (data; the UI words it)."""
@@ -129,10 +117,9 @@ class Listing:
 class Permissions:
     yes: bool = False
     saved: SavedApprovals | None = None
-    approver: Approver | None = None
+    frontend: Frontend = field(default_factory=Frontend)  # who is asked (the default: nobody)
     secrets: list[str] = field(default_factory=list)  # masked in questions
     session: set[ToolKey] = field(default_factory=set)
-    save_errors: list[str] = field(default_factory=list)  # why "always" could not be written (shown by the UI)
 
     def __post_init__(self) -> None:
         self._asking = asyncio.Lock()  # one question at a time (parallel tool calls)
@@ -146,8 +133,6 @@ class Permissions:
         verdict = decide(call, self.state())
         if verdict is not None:
             return verdict
-        if self.approver is None:
-            return Verdict(False, "no_terminal")
         async with self._asking:
             verdict = decide(call, self.state())  # an answer given meanwhile may cover this call
             if verdict is not None:
@@ -156,9 +141,11 @@ class Permissions:
             request = ApprovalRequest(call.key.server, call.where, call.key.tool, shown[:ARGS_SHOWN],
                                       max(0, len(shown) - ARGS_SHOWN), destructive)
             try:
-                answer = await self.approver(request)
+                answer = await self.frontend.approve(request)
             except Exception:  # noqa: BLE001 - a broken question never runs the tool
                 return Verdict(False, "no_answer")
+            if answer is None:
+                return Verdict(False, "no_terminal")
             return self.remember(call, answered(answer))
 
     def remember(self, call: CallInfo, verdict: Verdict) -> Verdict:
@@ -167,7 +154,7 @@ class Permissions:
         if verdict.reason == "always" and self.saved is not None:
             err = self.saved.add(call.saved_key)
             if err:
-                self.save_errors.append(err)
+                return Verdict(verdict.allowed, verdict.reason, save_error=err)
         return verdict
 
     def listing(self, servers: Iterable[tuple[str, list[str], list[str]]]) -> Listing:

@@ -9,12 +9,11 @@ ignored, never trusted.
 
 from __future__ import annotations
 
-import os
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from client.core.paths import config_dir, safe_name
 from client.engine.private_json import read_private_json, write_private_json
 
 
@@ -25,16 +24,8 @@ class SavedKey:
     tool: str
 
 
-def config_dir() -> Path:
-    """$XDG_CONFIG_HOME/mcp-chat, else ~/.config/mcp-chat (a relative XDG value is ignored)."""
-    base = os.environ.get("XDG_CONFIG_HOME", "").strip()
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".config"
-    return root / "mcp-chat"
-
-
 def approvals_path(user: str) -> Path:
-    safe = re.sub(r"[^A-Za-z0-9_.\-]", "_", user or "user")[:64].lstrip(".") or "user"
-    return config_dir() / f"permissions-{safe}.json"
+    return config_dir() / f"permissions-{safe_name(user)}.json"
 
 
 class SavedApprovals:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import tempfile
 import time
 import warnings
@@ -48,9 +47,11 @@ class ServerGone(Exception):
 
 
 class ServerConn:
-    def __init__(self, spec: ServerSpec, debug: bool = False, features: ClientFeatures | None = None) -> None:
+    def __init__(self, spec: ServerSpec, features: ClientFeatures | None = None, errlog: IO[str] | None = None) -> None:
+        """`errlog`: where a stdio server's stderr goes (None: a private file per start, whose last
+        line explains a failed start)."""
         self.spec = spec
-        self.debug = debug
+        self.errlog = errlog
         self.features = features  # elicitation, sampling, roots (None: clientInfo only)
         if features is not None and names_directories(spec):
             features.own_dirs.add(spec.name)
@@ -104,7 +105,7 @@ class ServerConn:
             except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - shutting down anyway
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
-        if self._errlog is not None and self._errlog is not sys.stderr:
+        if self._errlog is not None and self._errlog is not self.errlog:
             self._errlog.close()
         self._errlog = None
 
@@ -125,7 +126,8 @@ class ServerConn:
                 await self._stop.wait()
         except BaseException as e:  # noqa: BLE001 - recorded; the chat goes on
             if not self._stop.is_set():
-                self.error = self.spec.redact(_with_stderr(_one_line(e), self._errlog))
+                own = self._errlog if self._errlog is not self.errlog else None
+                self.error = self.spec.redact(_with_stderr(_one_line(e), own))
         finally:
             was = self.state
             self.session = None
@@ -141,7 +143,7 @@ class ServerConn:
     async def _open(self, stack: AsyncExitStack) -> ClientSession:
         s = self.spec
         if s.transport == "stdio":
-            self._errlog = sys.stderr if self.debug else tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+            self._errlog = self.errlog or tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
             params = StdioServerParameters(command=s.command, args=s.args, env=child_env(os.environ, given=s.env), cwd=s.cwd)
             read, write = await stack.enter_async_context(stdio_client(params, errlog=self._errlog))
         elif s.transport == "sse":
@@ -300,8 +302,8 @@ def _one_line(e: BaseException) -> str:
 
 
 def _with_stderr(text: str, log: IO[str] | None) -> str:
-    """Add the server's last stderr line (why a child failed to start)."""
-    if log is None or log is sys.stderr:
+    """Add the server's last stderr line (why a child failed to start), from our own file."""
+    if log is None:
         return text
     try:
         log.flush()

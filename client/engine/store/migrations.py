@@ -1,6 +1,9 @@
-"""Ordered schema changes, each applied once and recorded (SQLite flavour)."""
+"""Ordered schema changes, each applied once and recorded (SQLite flavour), and applying them."""
 
 from __future__ import annotations
+
+import time
+from typing import Any, Sequence
 
 MIGRATIONS: list[tuple[int, str, list[str]]] = [
     (
@@ -59,3 +62,32 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
 ]
 
 LATEST = MIGRATIONS[-1][0]
+
+
+async def apply(db: Any) -> None:
+    """Every migration not yet recorded on `db` (an aiosqlite connection, the saver's lock held).
+    Each whole or not at all, one process at a time: the write lock is taken up front and the
+    record re-checked inside, since two clients may start on a new file."""
+
+    async def run(sql: str, params: Sequence[Any] = ()) -> None:
+        async with db.execute(sql, params):  # the cursor closed at once (open cursors block VACUUM)
+            pass
+
+    await run("CREATE TABLE IF NOT EXISTS schema_migrations "
+              "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)")
+    async with db.execute("SELECT version FROM schema_migrations") as cur:
+        done = {r[0] for r in await cur.fetchall()}
+    for version, name, statements in MIGRATIONS:
+        if version in done:
+            continue
+        await run("BEGIN IMMEDIATE")
+        async with db.execute("SELECT 1 FROM schema_migrations WHERE version=?", (version,)) as cur:
+            applied = await cur.fetchone() is not None
+        if applied:
+            await db.commit()
+            continue
+        for sql in statements:
+            await run(sql)
+        await run("INSERT INTO schema_migrations VALUES (?, ?, ?)", (version, name, time.time()))
+        await db.commit()
+    await db.commit()

@@ -18,7 +18,7 @@ from client.engine.store import codec
 from client.core.memory.policy import Bullet
 from client.engine.store.base import Store, StoreError, ThreadInfo, TurnUsage
 from client.engine.store.filelock import FileLocks
-from client.engine.store.migrations import MIGRATIONS
+from client.engine.store.migrations import apply as apply_migrations
 from client.engine.store.serde import checkpoint_serde
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -103,30 +103,7 @@ class SqliteStore(Store):
         await self.checkpointer.setup()  # also switches the file to WAL
         async with self.checkpointer.lock:
             await self._run("PRAGMA synchronous=NORMAL")
-            await self._run(
-                "CREATE TABLE IF NOT EXISTS schema_migrations "
-                "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
-            )
-            async with self.db.execute("SELECT version FROM schema_migrations") as cur:
-                done = {r[0] for r in await cur.fetchall()}
-            for version, name, statements in MIGRATIONS:
-                if version in done:
-                    continue
-                # Whole or not at all, one process at a time (the write lock is taken
-                # up front), re-checked inside: two clients may start on a new file.
-                await self._run("BEGIN IMMEDIATE")
-                async with self.db.execute("SELECT 1 FROM schema_migrations WHERE version=?", (version,)) as cur:
-                    applied = await cur.fetchone() is not None
-                if applied:
-                    await self.db.commit()
-                    continue
-                for sql in statements:
-                    await self._run(sql)
-                await self._run(
-                    "INSERT INTO schema_migrations VALUES (?, ?, ?)", (version, name, time.time())
-                )
-                await self.db.commit()
-            await self.db.commit()
+            await apply_migrations(self.db)
 
     async def close(self) -> None:
         if self.conn is not None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Awaitable, Callable
 
+from client.core.config import YES_WORDS as YES  # noqa: F401 - the handlers' yes-words
+
 if TYPE_CHECKING:
     from client.core.config import Settings
     from client.engine.mcp import ToolHub
     from client.engine.session import ChatSession
     from client.ui.render import Renderer
-
-YES = ("y", "yes", "예", "네", "ㅇ")
 
 
 @dataclass

@@ -1,0 +1,65 @@
+"""A chat session's long-term memory, off the critical path.
+
+The session (client/engine/session.py) calls it at its moments: a new thread's system prompt
+(`section`), a turn's end (`after_turn`), a thread's end (`end`), the session's start and exit
+(`resume`, `close`); the UI reads `status` and, for /memory, waits with `settled`. The passes
+themselves run in the background (background.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from client.core.memory.statements import statements_of
+from client.engine.memory.background import MemoryStatus, MemoryWorker
+from client.engine.memory.manager import MemoryManager
+
+if TYPE_CHECKING:
+    from client.engine.models import Models
+
+MEMORY_LIST_WAIT = 30.0  # /memory waits this long at most for the memory passes under way
+
+
+class SessionMemory:
+    def __init__(self, manager: MemoryManager, models: Models, current: Callable[[], str], *,
+                 background: bool = True) -> None:
+        """Passes run on the niced summary server when there is one (`models`); `current()`: the
+        session's thread. `background` False: a frontend that leaves right after one answer (-p),
+        so a pass that needs a model request is left to the next session."""
+        self.manager = manager
+        self.background = background
+        self.worker = MemoryWorker(manager, model=models.background_summarizer, current=current)
+
+    async def section(self) -> str:
+        """The [장기 기억] section of a new thread's system prompt ("" when there is nothing)."""
+        return await self.manager.section()
+
+    def end(self, thread_id: str) -> MemoryStatus:
+        """The thread ends: its pass starts in the background (-p: only one needing no request)."""
+        if thread_id and (self.background or not self.manager.asks_model):
+            self.worker.schedule(thread_id)
+        return self.worker.status()
+
+    def after_turn(self, thread_id: str, text: str) -> None:
+        """An answer was shown: fold the user's words in while they read, and what was queued."""
+        if not self.background:
+            return
+        if statements_of(text):  # the user said something about themselves
+            self.worker.schedule(thread_id)
+        self.worker.kick()  # and what an earlier exit left pending
+
+    async def resume(self) -> list[str]:
+        """At start: queue what earlier sessions left pending, folded from the first answer on."""
+        return await self.worker.resume(start=False) if self.background else []
+
+    def status(self) -> MemoryStatus:
+        """Passes running or queued, and those finished since the last call (to report)."""
+        return self.worker.status()
+
+    async def settled(self, wait: float = MEMORY_LIST_WAIT) -> bool:
+        """The passes under way may finish first (at most `wait` seconds); True when none is left."""
+        return await self.worker.drain(wait)
+
+    async def close(self) -> int:
+        """Exit: memory work stops at once; how many threads are left for the next start."""
+        return await self.worker.close()
