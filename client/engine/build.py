@@ -33,5 +33,7 @@ def build_session(settings: Settings, store: Store, tools: list, *, runtime: Run
         memory = MemoryManager(store, models, settings.user, threshold=settings.memory_threshold,
                                top_k=settings.memory_top_k, budget_tokens=settings.memory_budget,
                                scorer=settings.memory_scorer, source=source)  # type: ignore[arg-type]
-    # -p leaves right after its one answer: memory passes needing a request wait for the next session
-    return ChatSession(models, store, memory, background_memory=settings.prompt is None)
+    # a person at a terminal reads while memory is folded; a piped batch folds each thread at its
+    # end; -p leaves right after its one answer (client/engine/memory/session.py)
+    mode = "defer" if settings.prompt is not None else "background" if settings.interactive else "foreground"
+    return ChatSession(models, store, memory, memory_mode=mode)

@@ -20,7 +20,7 @@ from client.core.context.policy import ContextReport, ContextSettings, hydrate, 
 from client.engine.events import Event, Notice, Refused, TurnDone, stream_events
 from client.engine.memory.background import MemoryStatus
 from client.engine.memory.manager import MemoryManager
-from client.engine.memory.session import MEMORY_LIST_WAIT, SessionMemory
+from client.engine.memory.session import MEMORY_LIST_WAIT, MemoryMode, SessionMemory
 from client.engine.models import Models, ModelStack
 from client.engine.next_turn import NextTurn
 from client.engine.store import Store
@@ -32,8 +32,8 @@ __all__ = ["ChatSession", "ContextReport"]
 
 class ChatSession:
     def __init__(self, models: Models, store: Store, memory: MemoryManager | None = None, *,
-                 background_memory: bool = True) -> None:
-        """`background_memory` False: the frontend leaves right after one answer (-p), see SessionMemory."""
+                 memory_mode: MemoryMode = "background") -> None:
+        """`memory_mode`: when memory passes run (client/engine/memory/session.py)."""
         s = models.settings
         self.models = models  # the one owner of the model stack: read, never copied
         self.store = store
@@ -44,7 +44,7 @@ class ChatSession:
         self.next_turn = NextTurn(self.summaries, self.threads, warm=models.current.provider.prompt_cache)
         self.warmer = self.next_turn.warmer
         self.memory_passes = SessionMemory(memory, models, lambda: self.thread_id,
-                                           background=background_memory) if memory else None
+                                           mode=memory_mode) if memory else None
 
     @property
     def settings(self) -> Settings:
@@ -67,8 +67,8 @@ class ChatSession:
 
     # -- memory (client/engine/memory/session.py); None / nothing when memory is off ----------
     async def end(self) -> MemoryStatus | None:
-        """The thread ends (exit, /new, /resume elsewhere, /end): its pass starts in the background."""
-        return self.memory_passes.end(self.thread_id) if self.memory_passes else None
+        """The thread ends (exit, /new, /resume elsewhere, /end): its memory pass starts."""
+        return await self.memory_passes.end(self.thread_id) if self.memory_passes else None
 
     async def resume_memory(self) -> list[str]:
         return await self.memory_passes.resume() if self.memory_passes else []

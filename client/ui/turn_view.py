@@ -40,14 +40,19 @@ def show_event(r: Renderer, ev: object, capture: Capture | None = None) -> None:
 
 
 def show_memory(r: Renderer, finished: Iterable[tuple[str, MemoryUpdate]], secrets: list[str]) -> None:
-    """One line per memory pass that finished (client/engine/memory/background.py)."""
-    for _, up in finished:
-        if up.error:
-            r.error(t("memory_failed", err=redact(up.error, secrets)))
-            continue
-        if up.unscored:
-            r.error(t("memory_unscored"))
-        if not up.added and not up.updated:  # say it plainly: nothing of this session is remembered
-            r.info(t("memory_nothing_kept", candidates=up.candidates))
-        else:
-            r.info(t("memory_saved", candidates=up.candidates, added=up.added, updated=up.updated))
+    """The memory passes that finished since the last report, in one line (passes after several
+    answers of one thread are one piece of work to the user); an error on a line of its own."""
+    done = list(finished)
+    for err in dict.fromkeys(up.error for _, up in done if up.error):
+        r.error(t("memory_failed", err=redact(err, secrets)))
+    ok = [up for _, up in done if not up.error]
+    if not ok:
+        return
+    if any(up.unscored for up in ok):
+        r.error(t("memory_unscored"))
+    candidates = sum(up.candidates for up in ok)
+    added, updated = sum(up.added for up in ok), sum(up.updated for up in ok)
+    if not added and not updated:  # say it plainly: nothing of this session is remembered
+        r.info(t("memory_nothing_kept", candidates=candidates))
+    else:
+        r.info(t("memory_saved", candidates=candidates, added=added, updated=updated))

@@ -19,10 +19,11 @@ async def make_session(tmp_path: Path, llm):
     """make(memory=True) -> a session on a fresh SQLite file; every store closed afterwards."""
     sessions = Sessions()
 
-    async def make(*, memory: bool = True, user: str = "kim", one_shot: bool = False) -> ChatSession:
+    async def make(*, memory: bool = True, user: str = "kim", one_shot: bool = False,
+                   interactive: bool = True) -> ChatSession:
         settings = Settings(db=str(tmp_path / "chat.db"), api_key=TEST_KEY, base_url=llm.base_url, model="stub",
                             user=user, max_input_tokens=8_000, context=ContextSettings("trim", 3, 5),
-                            prompt="(-p)" if one_shot else None)
+                            prompt="(-p)" if one_shot else None, interactive=interactive)
         return await sessions.open(settings, memory_user=user if memory else None)
 
     yield make
@@ -122,8 +123,22 @@ async def test_memory_passes_run_after_the_answer_and_neither_the_end_nor_exit_w
     assert await s.store.memory_list("kim") == [] and await s.store.memory_turn("mem-bg") == 0
 
 
+async def test_a_piped_batch_folds_each_thread_at_its_end(make_session, llm):
+    """A pipe (nobody reads between answers): no pass after an answer; the thread's end folds it
+    before going on, so the script's memory is complete and its output the same on every run."""
+    s = await make_session(user="choi", interactive=False)
+    await s.open("batch-1")
+    await run_turn(s, "나는 부산에 살아.")
+    assert not s.memory_passes.worker.busy and not s.memory_passes.worker.status().queued
+    assert not [q for q in llm.requests if "장기 기억 후보" in str(q["messages"][0]["content"])]
+    status = await s.end()  # waits for the pass (one extraction request)
+    assert status is not None and not status.running and len(status.finished) == 1
+    assert [q for q in llm.requests if "장기 기억 후보" in str(q["messages"][0]["content"])]
+    assert await s.store.memory_list("choi") and await s.close() == 0
+
+
 async def test_one_shot_folds_only_a_pass_that_needs_no_request(make_session, llm):
-    """-p (background_memory False): with the user's statements as the source (the local model's
+    """-p (memory mode "defer"): with the user's statements as the source (the local model's
     default) the pass takes milliseconds and ends within the exit's grace; with an extraction
     request it is left to the next session, which is never started for nothing."""
     s = await make_session(user="lee", one_shot=True)
