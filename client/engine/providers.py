@@ -115,6 +115,9 @@ class Provider:
     def summary_tokens(self, s: Settings) -> int:
         return min(self.summary_output, s.max_output_tokens)
 
+    def check(self, s: Settings) -> None:
+        """ConfigError for what would stop runtime() (e.g. no key), before anything is opened or started."""
+
     @asynccontextmanager
     async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Runtime]:
         """What must run while the chat lasts; nothing by default."""
@@ -143,10 +146,13 @@ class ClovaProvider(Provider):
             **kwargs,
         )
 
-    @asynccontextmanager
-    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Runtime]:
+    def check(self, s: Settings) -> None:
         if not s.api_key:
             raise ConfigError("no_key")
+
+    @asynccontextmanager
+    async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Runtime]:
+        self.check(s)
         yield Runtime.of(s)
 
 
@@ -195,16 +201,21 @@ class LocalProvider(Provider):
     def summary_tokens(self, s: Settings) -> int:
         return self.summary_output  # a small model writes until the limit when it loops
 
+    def check(self, s: Settings) -> None:
+        from client.engine.local import runtime_ready
+
+        if not s.local_url and s.provider_auto and not runtime_ready() and not s.interactive:
+            raise ConfigError("no_key")  # no silent 1 GiB download from a script: one line, exit 2
+
     @asynccontextmanager
     async def runtime(self, s: Settings, notify: Notify = _ignore) -> AsyncIterator[Runtime]:
         if s.local_url:  # a llama-server already running (shared by sessions, or the tests' recording proxy)
             yield Runtime(s.local_url)
             return
-        from client.engine.local import prepare, runtime_ready
+        from client.engine.local import prepare
         from client.engine.local.server import install_sigterm_handler
 
-        if s.provider_auto and not runtime_ready() and not s.interactive:
-            raise ConfigError("no_key")  # no silent 1 GiB download from a script: one line, exit 2
+        self.check(s)
         if s.provider_auto:
             notify("auto_local", {"model": self.label})
         install_sigterm_handler()
