@@ -2,8 +2,8 @@
 
 A database is never written before it is known to be a sound SQLite file this process may
 write (the file and its folder: SQLite puts `-wal`/`-shm`/`-journal` beside it). Soundness is
-`PRAGMA quick_check` (every page's structure, not the index contents; about 3 ms per MB, see
-docs/storage.md), run on a connection that writes nothing:
+`PRAGMA quick_check` (every page's structure, not the index contents; about 4 ms per MB, see
+docs/reliability.md), run on a connection that writes nothing:
 
 - no `-wal` beside the file (no client has it open): `immutable=1`, which creates no `-shm`
   or `-wal` and takes no lock, so a refused file is left byte for byte with nothing new beside it;
