@@ -120,3 +120,28 @@ def test_threads_and_export_never_upgrade_an_old_schema(chat, llm, tmp_path, com
     assert p.returncode == 0, p.stderr.decode(errors="replace")
     assert "질문 0" in p.stdout.decode()
     assert snapshot(folder) == before
+
+
+@pytest.mark.parametrize("command", {**WRITERS, **READERS}, ids=str)
+def test_another_programs_database_is_refused_untouched(chat, llm, tmp_path, command):
+    """A sound SQLite file with a `threads` table of another program (no record of our
+    migrations): every command refuses it with one line; it is never migrated."""
+    import sqlite3
+
+    from tests.faults.files import snapshot
+
+    folder = tmp_path / "dbdir"
+    folder.mkdir()
+    db = folder / "chat.db"
+    con = sqlite3.connect(db)
+    con.executescript("CREATE TABLE threads (id INTEGER PRIMARY KEY, subject TEXT); INSERT INTO threads VALUES (1, 'x');")
+    con.close()
+    before = snapshot(folder)
+    p = subprocess.run([sys.executable, *{**WRITERS, **READERS}[command], "--db", str(db)], input="안녕\n".encode(),
+                       capture_output=True, cwd=chat.tmp, env=chat.env, timeout=120)
+    err = p.stderr.decode(errors="replace")
+    assert p.returncode == 1, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert "만들지 않은 테이블(threads)" in err, err
+    assert snapshot(folder) == before
+    assert llm.requests == []

@@ -5,10 +5,14 @@ write (the file and its folder: SQLite puts `-wal`/`-shm`/`-journal` beside it).
 `PRAGMA quick_check` (every page's structure, not the index contents; about 4 ms per MB, see
 docs/reliability.md), run on a connection that writes nothing:
 
-- no `-wal` beside the file (no client has it open): `immutable=1`, which creates no `-shm`
-  or `-wal` and takes no lock, so a refused file is left byte for byte with nothing new beside it;
-- a `-wal` beside it (another client is running, or one was killed): `mode=ro`, which also reads
-  the log's committed pages.
+- no `-wal` or `-journal` beside the file (no client has it open: ours are in WAL mode, where an
+  open connection keeps the `-wal`): `immutable=1`, which creates no `-shm` or `-wal` and takes no
+  lock, so a refused file is left byte for byte with nothing new beside it;
+- a `-wal` or `-journal` beside it (another client is running, or one was killed): `mode=ro`, which
+  takes the locks and also reads the log's committed pages.
+
+The same connection finds another program's database that happens to have a table named like
+ours (`threads`, `messages`, ...) but no record of our migrations: it is refused, not migrated.
 
 The read-only commands (`threads`, `export`) read through the same kind of connection and never
 write, whatever the file's or folder's permissions.
@@ -24,14 +28,15 @@ from pathlib import Path
 from client.engine.store.base import StoreError
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+BUSY_WAIT = 30  # seconds a locking reader waits for a writer (as the store's own connection)
 DETAIL_CHARS = 120  # of SQLite's first complaint (it can name tables and indexes: the file's text)
 
 
 def read_uri(path: str, *, immutable: bool | None = None) -> str:
     """A `file:` URI opening `path` without writing anything next to it (see the module doc)."""
     p = Path(path).resolve()
-    if immutable is None:
-        immutable = not Path(f"{p}-wal").exists()
+    if immutable is None:  # a log or journal beside it: a writer may be at work, take the locks
+        immutable = not (Path(f"{p}-wal").exists() or Path(f"{p}-journal").exists())
     return p.as_uri() + ("?mode=ro&immutable=1" if immutable else "?mode=ro")
 
 
@@ -49,7 +54,7 @@ def readonly_uri(path: str) -> str:
 
 
 def _open(uri: str) -> sqlite3.Connection:
-    con = sqlite3.connect(uri, uri=True)
+    con = sqlite3.connect(uri, uri=True, timeout=BUSY_WAIT)
     try:
         con.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
     except BaseException:
@@ -87,18 +92,24 @@ def store_error(path: str, e: sqlite3.DatabaseError) -> StoreError:
     return StoreError("db_corrupt" if damaged else "db_error", path=path, detail=_detail(e))
 
 
-def quick_check(path: str) -> None:
-    """PRAGMA quick_check on a connection that writes nothing; StoreError("db_corrupt") unless ok."""
+def check_sound(path: str) -> None:
+    """On a connection that writes nothing: PRAGMA quick_check (else StoreError "db_corrupt"),
+    and no tables of ours left by another program (else "db_foreign": never migrated)."""
+    from client.engine.store.migrations import foreign_tables
+
     try:
         con = _open(readonly_uri(path))
         try:
             rows = con.execute("PRAGMA quick_check").fetchall()
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         finally:
             con.close()
     except sqlite3.DatabaseError as e:
         raise store_error(path, e) from None
     if rows != [("ok",)]:
         raise StoreError("db_corrupt", path=path, detail=_detail(str(rows[0][0]) if rows else "?"))
+    if foreign_tables(tables):
+        raise StoreError("db_foreign", path=path, tables=", ".join(foreign_tables(tables)))
 
 
 def check_writable(path: str) -> None:
@@ -118,7 +129,7 @@ def check_writable(path: str) -> None:
         if not folder_ok:
             raise StoreError("db_readonly_folder", path=path, folder=str(folder))
         if p.stat().st_size:
-            quick_check(path)
+            check_sound(path)
         return
     if not folder_ok:
         raise StoreError("db_readonly", path=path)

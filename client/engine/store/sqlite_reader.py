@@ -17,6 +17,7 @@ from langchain_core.messages import BaseMessage
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from client.engine.store.base import StoreError, ThreadInfo
+from client.engine.store.migrations import foreign_tables
 from client.engine.store.serde import checkpoint_serde
 from client.engine.store.sqlite import SqliteStore
 from client.engine.store.sqlite_check import check_readable, readonly_uri, store_error
@@ -35,6 +36,8 @@ class SqliteReader(SqliteStore):
                 self.checkpointer = AsyncSqliteSaver(self.conn, serde=checkpoint_serde())
                 async with self.db.execute("SELECT name FROM sqlite_master WHERE type='table'") as cur:
                     self.tables = frozenset(r[0] for r in await cur.fetchall())
+            if foreign_tables(set(self.tables)):  # another program's `threads`: not ours to read
+                raise StoreError("db_foreign", path=path, tables=", ".join(foreign_tables(set(self.tables))))
         except StoreError:
             await self.close()
             raise
