@@ -19,20 +19,25 @@ async def init(db: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from client.core.config import ConfigError
+    from client.ui.i18n import t
     from client.ui.trust import load_user_env, settle
 
-    real_env = set(os.environ)
-    load_user_env()
     p = argparse.ArgumentParser(description="mcp-chat 데이터베이스 스키마 생성/업그레이드")
     p.add_argument("--db", default=None, help="SQLite 파일 또는 postgresql:// URL (env CHECKPOINT_DB, 기본 ./checkpoint.db)")
     args = p.parse_args(argv)
-    settle(args.db or "checkpoint.db", real_env)  # the folder's .env only once trusted (client/core/trust.py)
+    real_env = set(os.environ)
+    try:
+        load_user_env()  # a .env that is not UTF-8 text: one line, exit 2
+        settle(args.db or "checkpoint.db", real_env)  # the folder's .env only once trusted (client/core/trust.py)
+    except ConfigError as e:
+        print(t(e.key, **e.fmt), file=sys.stderr)
+        return 2
     args.db = args.db or os.environ.get("CHECKPOINT_DB") or "checkpoint.db"
-    from client.ui.i18n import t
     from client.engine.store import StoreError, mask_url
 
     try:
-        asyncio.run(init(args.db))
+        asyncio.run(init(args.db))  # a damaged or read-only file is refused untouched
     except StoreError as e:
         print(t(e.key, **e.fmt), file=sys.stderr)
         return 1

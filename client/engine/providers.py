@@ -83,6 +83,9 @@ class Provider:
     def summary_tokens(self, s: Settings) -> int:
         return min(self.summary_output, s.max_output_tokens)
 
+    def check(self, s: Settings) -> None:
+        """ConfigError for what would stop runtime() (e.g. no key), before anything is opened or started."""
+
     @asynccontextmanager
     async def runtime(self, s: Settings, frontend: Frontend = DECLINE) -> AsyncIterator[Runtime]:
         """What must run while the chat lasts; nothing by default."""
@@ -111,10 +114,13 @@ class ClovaProvider(Provider):
             **kwargs,
         )
 
-    @asynccontextmanager
-    async def runtime(self, s: Settings, frontend: Frontend = DECLINE) -> AsyncIterator[Runtime]:
+    def check(self, s: Settings) -> None:
         if not s.api_key:
             raise ConfigError("no_key")
+
+    @asynccontextmanager
+    async def runtime(self, s: Settings, frontend: Frontend = DECLINE) -> AsyncIterator[Runtime]:
+        self.check(s)
         yield Runtime.of(s)
 
 
@@ -162,6 +168,12 @@ class LocalProvider(Provider):
 
     def summary_tokens(self, s: Settings) -> int:
         return self.summary_output  # a small model writes until the limit when it loops
+
+    def check(self, s: Settings) -> None:
+        from client.engine.local import runtime_ready
+
+        if not s.local_url and s.provider_auto and not runtime_ready() and not s.interactive:
+            raise ConfigError("no_key")  # no silent 1 GiB download from a script: one line, exit 2
 
     @asynccontextmanager
     async def runtime(self, s: Settings, frontend: Frontend = DECLINE) -> AsyncIterator[Runtime]:

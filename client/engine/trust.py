@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Iterable
 
+from client.core.config import ConfigError
 from client.core.paths import LOCAL_DB, config_dir
 from client.core.trust import Offer, Records, TrustKey, offer
 from client.engine.private_json import read_private_json, write_private_json
@@ -26,9 +27,8 @@ def record_path() -> Path:
 
 
 def read_env_file(folder: Path) -> tuple[bytes | None, dict[str, str | None]]:
-    """The folder's .env: its bytes (None when absent) and its variables, nothing loaded."""
-    from dotenv import dotenv_values
-
+    """The folder's .env: its bytes (None when absent) and its variables, nothing loaded.
+    ConfigError when it is there but cannot be read as UTF-8 text (parse_env)."""
     path = folder / ENV_FILE
     try:
         data = path.read_bytes() if path.is_file() else None
@@ -36,7 +36,30 @@ def read_env_file(folder: Path) -> tuple[bytes | None, dict[str, str | None]]:
         data = None
     if data is None:
         return None, {}
-    return data, dict(dotenv_values(stream=io.StringIO(data.decode("utf-8", errors="replace"))))
+    return data, parse_env(path, data)
+
+
+def parse_env(path: Path, data: bytes) -> dict[str, str | None]:
+    """A .env file's variables (python-dotenv's syntax). A file that is not UTF-8 text (or holds
+    a NUL, which no environment variable can) is a ConfigError naming it: one line, exit 2."""
+    from dotenv import dotenv_values
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError("env_not_utf8", path=str(path), pos=e.start + 1) from None
+    if "\0" in text:
+        raise ConfigError("env_not_utf8", path=str(path), pos=len(text[: text.index("\0")].encode()) + 1)
+    return dict(dotenv_values(stream=io.StringIO(text)))
+
+
+def read_user_env(path: Path) -> dict[str, str | None]:
+    """The per-user .env's variables ({} when there is none); ConfigError when unreadable."""
+    try:
+        data = path.read_bytes() if path.is_file() else None
+    except OSError as e:
+        raise ConfigError("env_unreadable", path=str(path), err=e.strerror or str(e)) from None
+    return {} if data is None else parse_env(path, data)
 
 
 def folder_offer(folder: Path, real_env: Iterable[str], db_chosen: bool) -> Offer:

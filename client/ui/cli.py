@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from client.ui import i18n
 from client.core.config import ConfigError, Settings
-from client.ui.options import add_chat_options, add_common_options, add_db_option, resolve, resolve_db
+from client.ui.options import add_chat_options, add_common_options, add_db_option, resolve, resolve_db, resolve_lang
 from client.ui.i18n import t, tr
 from client.ui.parser import Parser as _Parser
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir
@@ -23,6 +23,7 @@ from client.ui.trust import load_user_env, run_trust, settle
 
 if TYPE_CHECKING:
     from client.engine.providers import Runtime
+    from client.engine.store import Store
 
 SUBCOMMANDS = ("chat", "threads", "export", "delete", "trust", "completion", "daemon", "local")
 SHELLS = ("bash", "zsh")
@@ -108,23 +109,32 @@ def read_prompt(args: argparse.Namespace) -> str | None:
 
 
 async def run_chat(settings: Settings) -> int:
+    """Everything that can be wrong with the settings, the MCP config and the database is
+    reported (one line) before any model, server or request starts: the store is opened first."""
     from client.engine.mcp import server_specs
     from client.engine.providers import get_provider
+    from client.engine.store import open_store
 
+    provider = get_provider(settings.provider)
+    provider.check(settings)  # e.g. no key: exit 2
     specs = server_specs(settings)  # a bad --mcp-config is a ConfigError: exit 2 before anything starts
     if settings.db == str(data_dir() / LOCAL_DB):  # the per-user default: its folder may not exist yet
         ensure_private_dir(data_dir())
     from client.ui.local_setup import StartFrontend
 
-    # clova: needs a key; local: prepares once (its setup shown on stderr), starts and stops llama-server
-    async with get_provider(settings.provider).runtime(settings, StartFrontend()) as runtime:
-        return await _chat(settings, runtime, specs)
+    store = await open_store(settings.db)  # sound and writable, else one line, exit 1 (nothing written)
+    try:
+        # clova: needs a key; local: prepares once (its setup shown on stderr), starts and stops llama-server
+        async with provider.runtime(settings, StartFrontend()) as runtime:
+            return await _chat(settings, runtime, specs, store)
+    finally:
+        await store.close()
 
 
-async def _chat(settings: Settings, runtime: Runtime, specs: list) -> int:
+async def _chat(settings: Settings, runtime: Runtime, specs: list, store: Store) -> int:
     from client.ui.startup import chat  # the start, overlapped (issue 30)
 
-    return await chat(settings, runtime, specs)
+    return await chat(settings, runtime, specs, store)
 
 
 def _missing_file(db: str) -> bool:
@@ -143,7 +153,7 @@ async def run_threads(db: str) -> int:
     from client.ui.repl import print_threads
     from client.engine.store import open_store
 
-    store = await open_store(db)
+    store = await open_store(db, readonly=True)  # nothing written, whatever the permissions
     try:
         await print_threads(store, Renderer())
     finally:
@@ -159,7 +169,7 @@ async def run_export(db: str, thread: str, fmt: str) -> int:
     from client.ui.export import to_json, to_markdown
     from client.engine.store import open_store
 
-    store = await open_store(db)
+    store = await open_store(db, readonly=True)
     try:
         info = await store.get_thread(thread)
         if info is None:
@@ -199,7 +209,10 @@ def run_completion(shell: str) -> int:
 def dispatch(args: argparse.Namespace) -> int:
     import asyncio
 
-    i18n.set_lang(args.lang or os.environ.get("MCP_CHAT_LANG", "").strip() or "ko")
+    i18n.set_lang(resolve_lang(args))  # an unknown MCP_CHAT_LANG is a bad option (exit 2)
+    from client.ui import env_settings
+
+    env_settings.check_every_command()
     if args.cmd == "chat":
         settings = resolve(args)
         settings = dataclasses.replace(settings, prompt=read_prompt(args))  # after the options: errors first
@@ -224,10 +237,11 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] not in SUBCOMMANDS:
         argv = ["chat", *argv]  # `mcp-chat --help` is the chat's help
     real_env = set(os.environ)  # the user's own environment, before any .env
-    load_user_env()
-    i18n.set_lang(_lang_of(argv))
+    i18n.set_lang(_lang_of(argv))  # an unreadable per-user .env is reported in this language
     debug = "--debug" in argv
     try:
+        load_user_env()
+        i18n.set_lang(_lang_of(argv))
         args = build_parser().parse_args(argv)
         args.lang = getattr(args, "lang", None)
         args.real_env = real_env

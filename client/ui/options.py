@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import math
 import os
 import sys
 from typing import Any, Callable
@@ -19,8 +20,10 @@ from client.core.config import (
     ConfigError, ContextSettings, Settings, env_flag,
 )
 from client.core.paths import default_db, user_mcp_config
+from client.ui import env_settings
 from client.ui.i18n import tr
 
+LANGS = ("ko", "en")  # = client.ui.i18n.TABLES
 PROVIDER_NAMES = ("clova", "openai", "local")  # = client.engine.providers.PROVIDERS (checked by a test)
 
 # option dest -> the environment variables that stand in for it (first set one wins)
@@ -29,10 +32,7 @@ ENV: dict[str, tuple[str, ...]] = {}
 MODEL_ENV = {"clova": ("CLOVA_STUDIO_MODEL",), "openai": ("OPENAI_MODEL",)}
 BASE_URL_ENV = {"clova": ("CLOVA_STUDIO_BASE_URL",), "openai": ("OPENAI_BASE_URL",)}
 KEY_ENV = {"clova": ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY"), "openai": ("OPENAI_API_KEY",)}
-# settings with no option, only an environment variable
-TEMPERATURE_ENV = "MCP_CHAT_TEMPERATURE"  # openai/local: sampling temperature
-LOCAL_URL_ENV = "MCP_CHAT_LOCAL_URL"  # local: a llama-server already running
-SUMMARY_SERVER_ENV = "MCP_CHAT_SUMMARY_SERVER"  # local: 1 / 0 force the background summary server on / off
+# settings with no option, only an environment variable: client/ui/env_settings.py
 
 
 def _opt(p: argparse.ArgumentParser | Any, *flags: str, env: str | tuple[str, ...] = (), **kw: Any) -> argparse.Action:
@@ -96,7 +96,7 @@ def add_db_option(p: argparse.ArgumentParser) -> None:
 
 def add_common_options(p: argparse.ArgumentParser) -> None:
     """--lang and --debug, on every command."""
-    _opt(p, "--lang", env="MCP_CHAT_LANG", choices=("ko", "en"), help=tr("UI 언어 (env MCP_CHAT_LANG, 기본 ko)", "UI language (env MCP_CHAT_LANG, default ko)"))
+    _opt(p, "--lang", env="MCP_CHAT_LANG", choices=LANGS, help=tr("UI 언어 (env MCP_CHAT_LANG, 기본 ko)", "UI language (env MCP_CHAT_LANG, default ko)"))
     p.add_argument("--debug", action="store_true", help=tr("오류 추적과 요청 로그 (비밀값 제외)", "tracebacks and request logging (never secrets)"))
 
 
@@ -165,6 +165,11 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
     add_common_options(p)
 
 
+def resolve_lang(args: argparse.Namespace) -> str:
+    """--lang, else MCP_CHAT_LANG (ko or en; anything else is a bad option), else ko."""
+    return value(args, "lang", choices=LANGS) or "ko"
+
+
 def resolve_db(args: argparse.Namespace) -> str:
     return value(args, "db") or default_db(getattr(args, "folder_trusted", False))
 
@@ -185,38 +190,30 @@ def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Set
     if mcp_config is None and not server_urls and user_mcp_config().is_file():
         mcp_config = str(user_mcp_config())  # the per-user default mcpServers file
     strategy = value(args, "context", choices=STRATEGIES) or DEFAULT_STRATEGY
-    max_turns = value(args, "max_turns", int)
-    summary_after = value(args, "summary_after", int)
-    if max_turns is not None and max_turns < 0:
-        raise ConfigError("bad_option", detail="--max-turns >= 0")
-    if summary_after is not None and summary_after < 1:
-        raise ConfigError("bad_option", detail="--summary-after >= 1")
-    budget = value(args, "max_input_tokens", int)
-    if budget is not None and budget < 100:
-        raise ConfigError("bad_option", detail="--max-input-tokens >= 100")
-    if args.memory_threshold is not None and not 0.0 <= args.memory_threshold <= 1.0:
-        raise ConfigError("bad_option", detail="--memory-threshold 0..1")
-    if args.memory_top_k is not None and args.memory_top_k < 0:
-        raise ConfigError("bad_option", detail="--memory-top-k >= 0")
-    calls = value(args, "max_model_calls", int)
-    if calls is not None and calls < 1:
-        raise ConfigError("bad_option", detail="--max-model-calls >= 1")
-    tool_calls = value(args, "max_tool_calls", int)
-    if tool_calls is not None and tool_calls < 0:
-        raise ConfigError("bad_option", detail="--max-tool-calls >= 0")
-    timeout = value(args, "timeout", float)
+    max_turns = _checked(args, "max_turns", int, lambda n: n >= 0, ">= 0")
+    summary_after = _checked(args, "summary_after", int, lambda n: n >= 1, ">= 1")
+    budget = _checked(args, "max_input_tokens", int, lambda n: n >= 100, ">= 100")
+    threshold = _checked(args, "memory_threshold", float, lambda x: 0.0 <= x <= 1.0, "0..1")  # nan fails
+    top_k = _checked(args, "memory_top_k", int, lambda n: n >= 0, ">= 0")
+    calls = _checked(args, "max_model_calls", int, lambda n: n >= 1, ">= 1")
+    tool_calls = _checked(args, "max_tool_calls", int, lambda n: n >= 0, ">= 0")
+    timeout = _checked(args, "timeout", float, lambda x: math.isfinite(x) and x > 0, "seconds > 0")
+    env_settings.check_chat()
     roots = getattr(args, "root", None) or [r for r in (env_value(*ENV["root"]) or "").split(os.pathsep) if r.strip()]
+    for r in roots:
+        if not os.path.isdir(r):
+            raise ConfigError("bad_option", detail=f"{_given(args, 'root', r)} (not a folder)")
     defaults = Settings()
     s = Settings(
-        db=resolve_db(args), debug=bool(args.debug), lang=value(args, "lang") or "ko",
+        db=resolve_db(args), debug=bool(args.debug), lang=resolve_lang(args),
         thread=thread, new=bool(args.new), continue_last=bool(getattr(args, "continue_last", False)),
         output_format=fmt or "text",
         interactive=sys.stdin.isatty() if interactive is None else interactive,
         server_urls=server_urls, mcp_config=mcp_config, with_search=bool(args.with_search),
         context=ContextSettings(strategy, max_turns, summary_after or 5),  # type: ignore[arg-type]
         user=value(args, "user") or _os_user(), memory=not args.no_memory,
-        memory_threshold=defaults.memory_threshold if args.memory_threshold is None else args.memory_threshold,
-        memory_top_k=defaults.memory_top_k if args.memory_top_k is None else args.memory_top_k,
+        memory_threshold=defaults.memory_threshold if threshold is None else threshold,
+        memory_top_k=defaults.memory_top_k if top_k is None else top_k,
         memory_scorer=value(args, "memory_scorer", choices=MEMORY_SCORERS) or "local",
         memory_source=value(args, "memory_source", choices=MEMORY_SOURCES) or "",
         max_model_calls=defaults.max_model_calls if calls is None else calls,
@@ -225,12 +222,13 @@ def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Set
         yes=bool(getattr(args, "yes", False)) or env_flag(ENV["yes"][0]),
         roots=tuple(os.path.abspath(r) for r in roots),
         timeout=defaults.timeout if timeout is None else timeout,
-        temperature=_temperature(),
-        local_url=env_value(LOCAL_URL_ENV) or "",
-        summary_server=_summary_server(),
+        temperature=env_settings.temperature(),
+        local_url=env_settings.local_url(),
+        summary_server=env_settings.summary_server(),
     )
     chosen = value(args, "provider", choices=PROVIDER_NAMES)
     name = provider_name(chosen, clova_key=env_value(*KEY_ENV["clova"]))
+    _check_base_url(args, name)
     s = choose_provider(
         s, name, auto=chosen is None and name == "local",
         model=getattr(args, "model", None) or env_value(*MODEL_ENV.get(name, ())) or (DEFAULT_MODEL if name == "clova" else None),
@@ -241,19 +239,36 @@ def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Set
     return for_model(s, budget=budget)
 
 
-def _temperature() -> float | None:
-    raw = env_value(TEMPERATURE_ENV)
-    if raw is None:
-        return None
-    try:
-        return float(raw)
-    except ValueError:
-        raise ConfigError("bad_option", detail=f"{TEMPERATURE_ENV}={raw!r}") from None
+def _given(args: argparse.Namespace, dest: str, shown: Any = None) -> str:
+    """How the user gave `dest`, for an error line: `--max-turns=-1` or `MAX_TURNS_TO_KEEP='-1'`."""
+    given = getattr(args, dest, None)
+    flag = "--" + dest.replace("_", "-")
+    if given is not None:
+        return f"{flag}={shown if shown is not None else given}"
+    for name in ENV.get(dest, ()):
+        raw = env_value(name)
+        if raw is not None:
+            return f"{name}={raw!r}"
+    return flag
 
 
-def _summary_server() -> bool | None:
-    raw = env_value(SUMMARY_SERVER_ENV)
-    return None if raw not in ("0", "1") else raw == "1"
+def _checked(args: argparse.Namespace, dest: str, convert: Callable[[str], Any], ok: Callable[[Any], bool],
+             rule: str) -> Any:
+    """value(), and a ConfigError naming the option or variable when it breaks `rule`."""
+    v = value(args, dest, convert)
+    if v is not None and not ok(v):
+        raise ConfigError("bad_option", detail=f"{_given(args, dest)} ({rule})")
+    return v
+
+
+def _check_base_url(args: argparse.Namespace, name: str) -> None:
+    """A model endpoint given by --base-url or *_BASE_URL must be an http(s) URL."""
+    given = getattr(args, "base_url", None)
+    names = BASE_URL_ENV.get(name, ())
+    shown, url = ("--base-url", given) if given else next(
+        ((n, env_value(n)) for n in names if env_value(n)), ("", None))
+    if url is not None and not env_settings.http_url(url):
+        raise ConfigError("bad_option", detail=f"{shown}={url!r} (http(s)://HOST/...)")
 
 
 def _os_user() -> str:

@@ -1,8 +1,9 @@
 """The chat's start, with everything that can overlap overlapping (issue 30).
 
-The MCP servers are spawned first and connect in the background: the bundled stdio search
-server takes about a second to answer (a few ms when its pre-imported process serves it),
-which is now spent while the key is probed and the database opened. A one-shot or piped run
+The database is opened before anything starts (client/ui/cli.py: a bad --db is one line before
+any model or server runs). Then the MCP servers are spawned first and connect in the background:
+the bundled stdio search server takes about a second to answer (a few ms when its pre-imported
+process serves it), which is now spent while the key is probed and the model built. A one-shot or piped run
 then waits for the servers before anything is printed, so its output reads as before. At a
 terminal the prompt does not wait for them: their tools join the agent when they are ready,
 and the first turn waits only if they are not ready yet.
@@ -24,11 +25,13 @@ if TYPE_CHECKING:
     from client.engine.mcp.features import ClientFeatures
     from client.engine.models import Models
     from client.engine.providers import Runtime
+    from client.engine.store import Store
 
 EXIT_OK, EXIT_RUNTIME = 0, 1
 
 
-async def chat(settings: Settings, runtime: Runtime, specs: list) -> int:
+async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) -> int:
+    """The chat on an open store (the caller opened it before anything started and closes it)."""
     from client.engine.mcp import ToolHub
     from client.engine.mcp.gate import PermissionGate
     from client.engine.mcp.permissions import Permissions
@@ -47,16 +50,10 @@ async def chat(settings: Settings, runtime: Runtime, specs: list) -> int:
     features = client_features(settings, models, frontend)  # e.g. an OAuth login URL at start-up
     hub = ToolHub(specs, settings.debug, permissions, features, frontend, errlog=sys.stderr if settings.debug else None)
     connecting = asyncio.get_running_loop().create_task(hub.connect(), name="mcp-connect")
-    store = None
     try:
         from client.engine.agent import check_key
-        from client.engine.store import open_store
 
-        key_checked = asyncio.ensure_future(check_key(settings, runtime))  # rejected: exit 2 before any prompt
-        try:
-            store = await open_store(settings.db)
-        finally:
-            await key_checked
+        await check_key(settings, runtime)  # rejected: exit 2 before any prompt
         gate = PermissionGate(hub.authorize, hub.tool_of, features.drain_journal)
         tools = None
         if renderer.interactive and settings.prompt is None and not settings.require_tools:
@@ -82,8 +79,6 @@ async def chat(settings: Settings, runtime: Runtime, specs: list) -> int:
             connecting.cancel()
         await asyncio.gather(connecting, return_exceptions=True)
         await hub.aclose()
-        if store is not None:
-            await store.close()
 
 
 def _build(settings: Settings, store: Any, tools: list, models: Models, gate: Any) -> Any:

@@ -23,21 +23,22 @@ LISTED = 20  # variables shown in the question
 
 
 def load_user_env() -> None:
-    """The per-user `.env` (the user's own: always used); real environment variables win."""
-    user_env = user_env_file()
-    if user_env.is_file():
-        from dotenv import load_dotenv
+    """The per-user `.env` (the user's own: always used); real environment variables win.
+    One that is not UTF-8 text is a ConfigError naming it (exit 2)."""
+    from client.engine.trust import read_user_env
 
-        load_dotenv(user_env, override=False)
+    for name, value in read_user_env(user_env_file()).items():
+        if value is not None and name not in os.environ:
+            os.environ[name] = value
 
 
 def settle(db_option: str | None, real_env: Iterable[str]) -> bool:
     """Use the working folder's offer if it is trusted (asking at a terminal). Returns whether a
     ./checkpoint.db there may be the default database. `real_env`: the names set before any .env."""
-    from client.engine.trust import folder_offer, load_records, save_records
+    from client.engine.trust import load_records, save_records
 
     chosen = bool(db_option or os.environ.get("CHECKPOINT_DB", "").strip())
-    o = folder_offer(Path.cwd(), real_env, chosen)
+    o = _offer(Path.cwd(), real_env, chosen)
     if o.empty:
         return False
     records = load_records()
@@ -90,7 +91,7 @@ def describe(o: Offer) -> list[str]:
 
 def run_trust(folder: str, revoke: bool, real_env: Iterable[str]) -> int:
     """`mcp-chat trust [DIR]` / `mcp-chat trust --revoke [DIR]`."""
-    from client.engine.trust import folder_offer, load_records, save_records
+    from client.engine.trust import load_records, save_records
 
     path = Path(folder or ".")
     if not path.is_dir():
@@ -105,7 +106,7 @@ def run_trust(folder: str, revoke: bool, real_env: Iterable[str]) -> int:
             return 1
         print(t("trust_revoked" if n else "trust_was_not", folder=_clean(real)))
         return 0
-    o = folder_offer(path, real_env, db_chosen=False)
+    o = _offer(path, real_env, db_chosen=False)
     records.add(o.key)
     err = save_records(records)
     if err:
@@ -115,6 +116,18 @@ def run_trust(folder: str, revoke: bool, real_env: Iterable[str]) -> int:
         print(line)
     print(t("trust_done", folder=_clean(real)))
     return 0
+
+
+def _offer(folder: Path, real_env: Iterable[str], db_chosen: bool) -> Offer:
+    """folder_offer, its errors naming the file without the folder name's control characters."""
+    from client.engine.trust import folder_offer
+
+    try:
+        return folder_offer(folder, real_env, db_chosen)
+    except ConfigError as e:
+        if "path" in e.fmt:
+            e.fmt["path"] = _clean(str(e.fmt["path"]))
+        raise
 
 
 def _what(o: Offer) -> str:

@@ -18,7 +18,7 @@ from client.engine.store import StoreError, mask_url, open_store
 from client.engine.store import migrations, pg_migrations
 from client.core.pg_url import url_passwords
 from client.core.secrets import redact_db_error
-from tests.backends import PG_URL, count_rows, is_pg, query
+from tests.backends import PG_URL, count_rows, is_pg, query, tables
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.storage  # the store itself: both backends
@@ -44,6 +44,24 @@ async def test_setup_is_idempotent_and_recorded(db_url):
         store = await open_store(db_url)
         await store.close()
     assert [r[0] for r in query(db_url, "SELECT version FROM schema_migrations ORDER BY version")] == [1, 2]
+
+
+async def test_another_programs_tables_are_never_migrated(db_url):
+    """A database that has a `threads` table but no record of our migrations belongs to another
+    program: refused with one line, nothing created in it (not even the saver's tables)."""
+    query(db_url, "CREATE TABLE threads (id INTEGER PRIMARY KEY, subject TEXT)")
+    query(db_url, "INSERT INTO threads VALUES (1, 'theirs')")
+    before = tables(db_url)
+    snapshot = None if is_pg(db_url) else open(db_url, "rb").read()
+    for readonly in (False, True):
+        with pytest.raises(StoreError) as e:
+            await open_store(db_url, readonly=readonly)
+        assert e.value.key == "db_foreign" and e.value.fmt["tables"] == "threads"
+        assert "threads" in t(e.value.key, **e.value.fmt)
+    assert tables(db_url) == before
+    if snapshot is not None:
+        assert open(db_url, "rb").read() == snapshot
+    assert query(db_url, "SELECT subject FROM threads") == [("theirs",)]
 
 
 def test_first_setup_by_several_processes_at_once(db_url):

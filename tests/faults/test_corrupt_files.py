@@ -52,3 +52,96 @@ def test_every_command_refuses_a_corrupt_file_untouched(chat, llm, tmp_path, com
     assert_refused_untouched(p.returncode, err, bad, before, listing)
     assert "SQLite" in err or "데이터베이스" in err, err
     assert llm.requests == []
+
+
+# -- a real database whose pages were scrambled ------------------------------------------------
+# Header and schema intact, so it opens; only PRAGMA quick_check sees the damage. Before the check
+# a chat on the "messages" case answered and wrote thousands of bytes into the damaged file.
+SCRAMBLED = {"messages-page": "messages", "every-page-but-the-first": None,
+             "old-schema-messages-page": "messages"}  # would be migrated first
+WRITERS = {  # refused: exit 1, one line
+    "chat": ["-m", "client", "--new"],
+    "continue": ["-m", "client", "-c"],
+    "delete": ["-m", "client", "delete", "thread-0"],
+    "init_db": [str(ROOT / "init_db.py")],
+}
+READERS = {  # read what can be read, write nothing
+    "threads": ["-m", "client", "threads"],
+    "export": ["-m", "client", "export", "thread-0"],
+}
+
+
+@pytest.mark.parametrize("damage", SCRAMBLED, ids=str)
+@pytest.mark.parametrize("command", {**WRITERS, **READERS}, ids=str)
+def test_a_scrambled_database_is_byte_identical_after_every_command(chat, llm, tmp_path, command, damage):
+    from tests.faults.files import build_db, downgrade, marker_server, scramble, snapshot
+
+    folder = tmp_path / "dbdir"
+    folder.mkdir()
+    db = folder / "chat.db"
+    build_db(db)
+    if damage.startswith("old-schema"):
+        downgrade(db)
+    assert {p.name for p in folder.iterdir()} == {"chat.db"}
+    scramble(db, SCRAMBLED[damage])
+    before = snapshot(folder)
+    config, marker = marker_server(tmp_path)
+    argv = [*{**WRITERS, **READERS}[command], "--db", str(db)]
+    if command in ("chat", "continue"):
+        argv += ["--mcp-config", str(config)]
+    p = subprocess.run([sys.executable, *argv], input="안녕\n".encode(), capture_output=True, cwd=chat.tmp,
+                       env={**chat.env, "MCP_CHAT_USER": "tester"}, timeout=120)
+    err = p.stderr.decode(errors="replace")
+    assert snapshot(folder) == before  # sha256 of the file, and no -wal/-shm/-lock/-journal beside it
+    assert "Traceback" not in err
+    if command in WRITERS:
+        assert p.returncode == 1, err
+        assert len(err.strip().splitlines()) == 1, err
+        assert "SQLite" in err and "손상" in err, err
+    elif p.returncode:
+        assert p.returncode == 1 and len(err.strip().splitlines()) == 1, err
+    assert llm.requests == []
+    assert not marker.exists()  # refused before any MCP server was started
+
+
+@pytest.mark.parametrize("command", READERS, ids=str)
+def test_threads_and_export_never_upgrade_an_old_schema(chat, llm, tmp_path, command):
+    """A sound database an older client left: read as it is, not migrated (a reader writes nothing)."""
+    from tests.faults.files import build_db, downgrade, snapshot
+
+    folder = tmp_path / "dbdir"
+    folder.mkdir()
+    db = folder / "chat.db"
+    build_db(db)
+    downgrade(db)
+    before = snapshot(folder)
+    p = subprocess.run([sys.executable, *READERS[command], "--db", str(db)], capture_output=True, cwd=chat.tmp,
+                       env=chat.env, timeout=120)
+    assert p.returncode == 0, p.stderr.decode(errors="replace")
+    assert "질문 0" in p.stdout.decode()
+    assert snapshot(folder) == before
+
+
+@pytest.mark.parametrize("command", {**WRITERS, **READERS}, ids=str)
+def test_another_programs_database_is_refused_untouched(chat, llm, tmp_path, command):
+    """A sound SQLite file with a `threads` table of another program (no record of our
+    migrations): every command refuses it with one line; it is never migrated."""
+    import sqlite3
+
+    from tests.faults.files import snapshot
+
+    folder = tmp_path / "dbdir"
+    folder.mkdir()
+    db = folder / "chat.db"
+    con = sqlite3.connect(db)
+    con.executescript("CREATE TABLE threads (id INTEGER PRIMARY KEY, subject TEXT); INSERT INTO threads VALUES (1, 'x');")
+    con.close()
+    before = snapshot(folder)
+    p = subprocess.run([sys.executable, *{**WRITERS, **READERS}[command], "--db", str(db)], input="안녕\n".encode(),
+                       capture_output=True, cwd=chat.tmp, env=chat.env, timeout=120)
+    err = p.stderr.decode(errors="replace")
+    assert p.returncode == 1, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert "만들지 않은 테이블(threads)" in err, err
+    assert snapshot(folder) == before
+    assert llm.requests == []

@@ -5,14 +5,20 @@ from client.core.pg_url import is_postgres_url, mask_url
 from client.engine.store.serde import TamperedCheckpoint
 
 
-async def open_store(url: str) -> Store:
-    """Open (and create or upgrade) the database named by a path or a postgresql:// URL."""
+async def open_store(url: str, *, readonly: bool = False) -> Store:
+    """Open (and create or upgrade) the database named by a path or a postgresql:// URL.
+    `readonly` (threads, export): a SQLite file is only read, never created, upgraded or
+    written (client/engine/store/sqlite_reader.py)."""
     if is_postgres_url(url):
         try:
             from client.engine.store.postgres import PostgresStore
         except ImportError as e:  # the driver packages are missing
             raise StoreError("db_pg_missing", detail=str(e)) from None
         return await PostgresStore.open(url)
+    if readonly:
+        from client.engine.store.sqlite_reader import SqliteReader
+
+        return await SqliteReader.open(url)
     from client.engine.store.sqlite import SqliteStore
 
     return await SqliteStore.open(url)

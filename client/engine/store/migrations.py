@@ -62,6 +62,14 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
 ]
 
 LATEST = MIGRATIONS[-1][0]
+# Our tables. Every version of mcp-chat recorded them in schema_migrations, so a database that
+# has one of them but no schema_migrations belongs to another program: never migrated (both backends).
+OWN_TABLES = ("threads", "messages", "usage", "memory")
+
+
+def foreign_tables(tables: set[str]) -> list[str]:
+    """Our table names present in a database without our migration record ([] when none)."""
+    return [] if "schema_migrations" in tables else sorted(set(OWN_TABLES) & tables)
 
 
 async def apply(db: Any) -> None:

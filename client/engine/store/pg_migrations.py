@@ -82,6 +82,18 @@ async def up_to_date(pool: Any, saver: Any) -> bool:
     return bool(v) and v["v"] == len(saver.MIGRATIONS) - 1 and {m[0] for m in MIGRATIONS} <= mine
 
 
+async def foreign(pool: Any) -> list[str]:
+    """Our table names in the current schema without our migration record: another program's
+    tables, never migrated (client/engine/store/migrations.py foreign_tables)."""
+    from client.engine.store.migrations import OWN_TABLES, foreign_tables
+
+    async with pool.connection() as conn:
+        cur = await conn.execute("SELECT table_name AS t FROM information_schema.tables "
+                                 "WHERE table_schema = current_schema() AND table_name = ANY(%s)",
+                                 ([*OWN_TABLES, "schema_migrations"],))
+        return foreign_tables({r["t"] for r in await cur.fetchall()})
+
+
 async def apply(pool: Any, saver: Any) -> None:
     """The saver's migrations, then ours, each version in one transaction."""
     await saver.setup()

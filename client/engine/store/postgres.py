@@ -24,7 +24,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from client.engine.store import codec
 from client.core.memory.policy import Bullet
 from client.engine.store.base import Store, StoreError, ThreadInfo, TurnUsage
-from client.engine.store.pg_migrations import apply, up_to_date
+from client.engine.store.pg_migrations import apply, foreign, up_to_date
 from client.engine.store.serde import checkpoint_serde
 from client.core.faults import one_line
 from client.core.pg_url import mask_url
@@ -72,6 +72,9 @@ class PostgresStore(Store):
         except (psycopg.Error, PoolTimeout, OSError) as e:
             await self.close()
             raise StoreError("db_pg_error", url=self.shown, detail=redact_db_error(one_line(e), url)) from None
+        except StoreError:
+            await self.close()
+            raise
         return self
 
     # -- plumbing --------------------------------------------------------------
@@ -97,6 +100,9 @@ class PostgresStore(Store):
     async def setup(self) -> None:
         if await up_to_date(self.db, self.checkpointer):  # the usual start: no lock
             return
+        found = await foreign(self.db)
+        if found:  # another program's tables under our names: nothing created, nothing migrated
+            raise StoreError("db_foreign", path=self.shown, tables=", ".join(found))
         # One process at a time: concurrent CREATE TABLE IF NOT EXISTS can still collide.
         # Polled, not waited for: a session blocked in pg_advisory_lock holds a snapshot,
         # and the saver's CREATE INDEX CONCURRENTLY would wait for it forever.

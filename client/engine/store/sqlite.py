@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sqlite3
 import time
-from pathlib import Path
 from typing import Sequence
 
 import aiosqlite
@@ -20,43 +18,9 @@ from client.engine.store.base import Store, StoreError, ThreadInfo, TurnUsage
 from client.engine.store.filelock import FileLocks
 from client.engine.store.migrations import apply as apply_migrations
 from client.engine.store.serde import checkpoint_serde
+from client.engine.store.sqlite_check import check_writable, store_error
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 SETUP_TRIES = 5  # opening a new file from several processes at once
-
-
-def check_database_file(path: str) -> None:
-    """Refuse a file that is not a readable SQLite database, without writing to it."""
-    p = Path(path)
-    if p.is_dir():
-        raise StoreError("db_not_database", path=path)
-    if p.exists() and p.stat().st_size > 0:
-        try:
-            with open(p, "rb") as f:
-                head = f.read(16)
-        except OSError:
-            raise StoreError("db_unreadable", path=path) from None
-        if head != SQLITE_MAGIC:
-            raise StoreError("db_not_database", path=path)
-        try:
-            con = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True)
-            try:
-                con.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            finally:
-                con.close()
-        except sqlite3.DatabaseError:
-            raise StoreError("db_not_database", path=path) from None
-        return
-    parent = p.resolve().parent
-    if not parent.exists() or not os.access(parent, os.W_OK):
-        raise StoreError("db_readonly", path=path)
-    if not p.exists():
-        try:  # the database holds conversations: owner-only from the start
-            os.close(os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-        except FileExistsError:
-            pass
-        except OSError:
-            raise StoreError("db_readonly", path=path) from None
 
 
 class SqliteStore(Store):
@@ -67,7 +31,7 @@ class SqliteStore(Store):
 
     @classmethod
     async def open(cls, path: str) -> "SqliteStore":
-        check_database_file(path)
+        check_writable(path)  # writable and sound before anything is written (sqlite_check.py)
         self = cls(path)
         try:
             self.conn = await aiosqlite.connect(path, timeout=30)
@@ -86,7 +50,7 @@ class SqliteStore(Store):
                     await asyncio.sleep(0.1 * (attempt + 1))
         except sqlite3.DatabaseError as e:
             await self.close()
-            raise StoreError("db_error", path=path, detail=str(e)) from None
+            raise store_error(path, e) from None
         return self
 
     async def _run(self, sql: str, params: Sequence = ()) -> int:

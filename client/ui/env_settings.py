@@ -1,0 +1,98 @@
+"""Settings that only an environment variable gives (README "그 밖의 환경 변수"), read and checked
+in one place: a value that makes no sense is a ConfigError (one line, exit 2) before anything
+starts, never a silent default, a traceback later or a timeout on every request.
+
+Kept light (no SDK imports): read while the command line is settled.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Callable, TypeVar
+from urllib.parse import urlsplit
+
+from client.core.config import ConfigError, env_flag
+
+T = TypeVar("T")
+
+TEMPERATURE = "MCP_CHAT_TEMPERATURE"  # openai/local: sampling temperature
+LOCAL_URL = "MCP_CHAT_LOCAL_URL"  # local: a llama-server already running
+SUMMARY_SERVER = "MCP_CHAT_SUMMARY_SERVER"  # local: 1 / 0 force the background summary server on / off
+LOCAL_THREADS = "MCP_CHAT_LOCAL_THREADS"  # local: llama-server threads (read by client/engine/local/server.py)
+KEEP_ALIVE = "MCP_CHAT_LOCAL_KEEP_ALIVE"  # local: seconds (read by client/engine/local/keeper.py)
+OAUTH_HEADLESS = "MCP_CHAT_OAUTH_HEADLESS"  # read by client/engine/mcp/oauth.py
+DAEMON = "MCP_CHAT_DAEMON"  # read by client/engine/launch/launcher.py before the command line
+DAEMON_IDLE = "MCP_CHAT_DAEMON_IDLE"  # read by client/engine/launch/daemon.py
+
+
+def raw(name: str) -> str | None:
+    v = os.environ.get(name, "").strip()
+    return v or None
+
+
+def bad(name: str, value: str, rule: str) -> ConfigError:
+    return ConfigError("bad_option", detail=f"{name}={value!r} ({rule})")
+
+
+def number(name: str, convert: Callable[[str], T], ok: Callable[[T], bool], rule: str) -> T | None:
+    """The variable converted and checked; None when unset or blank."""
+    v = raw(name)
+    if v is None:
+        return None
+    try:
+        n = convert(v)
+    except ValueError:
+        raise bad(name, v, rule) from None
+    if not ok(n):
+        raise bad(name, v, rule)
+    return n
+
+
+def finite(x: float) -> bool:
+    return math.isfinite(x)
+
+
+def http_url(url: str) -> bool:
+    """An http(s) URL with a host (what a model endpoint or an MCP server URL must be)."""
+    try:
+        parts = urlsplit(url)
+        return parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 1) > 0
+    except ValueError:  # e.g. a port that is not a number
+        return False
+
+
+def temperature() -> float | None:
+    return number(TEMPERATURE, float, lambda t: finite(t) and 0.0 <= t <= 2.0, "0..2")
+
+
+def local_url() -> str:
+    v = raw(LOCAL_URL)
+    if v is not None and not http_url(v):
+        raise bad(LOCAL_URL, v, "http(s)://HOST:PORT/v1")
+    return v or ""
+
+
+def summary_server() -> bool | None:
+    """1 / 0 (or true/false, yes/no, on/off); unset: None (the default: at a terminal)."""
+    if raw(SUMMARY_SERVER) is None:
+        return None
+    try:
+        return env_flag(SUMMARY_SERVER)
+    except ConfigError:
+        raise bad(SUMMARY_SERVER, raw(SUMMARY_SERVER) or "", "1 | 0") from None
+
+
+def check_chat() -> None:
+    """The chat's variables read elsewhere (by the local model's processes, the OAuth login)."""
+    number(LOCAL_THREADS, int, lambda n: n >= 0, "0 (auto) or more")
+    number(KEEP_ALIVE, float, lambda s: finite(s) and s >= 0, "seconds >= 0")
+    env_flag(OAUTH_HEADLESS)
+
+
+def check_every_command() -> None:
+    """Variables every run reads (the pre-imported process, before the command line)."""
+    v = raw(DAEMON)
+    if v is not None and v not in ("0", "1"):
+        raise bad(DAEMON, v, "1 | 0")
+    number(DAEMON_IDLE, float, lambda s: finite(s) and s > 0, "seconds > 0")
