@@ -83,10 +83,12 @@ class ChatSession:
     # -- memory, off the critical path ------------------------------------------------
     async def end(self) -> MemoryStatus | None:
         """The thread ends (exit, /new, /resume elsewhere, /end): its memory pass starts in the
-        background (returns at once, with the passes finished so far); None: memory is off."""
+        background (returns at once, with the passes finished so far); None: memory is off.
+        A thread left without a turn is not kept (Threads.drop_if_empty)."""
+        dropped = await self.threads.drop_if_empty()
         if self.memory_worker is None or self.memory is None:
             return None
-        if self.thread_id and (self.background_memory or not self.memory.asks_model):
+        if self.thread_id and not dropped and (self.background_memory or not self.memory.asks_model):
             self.memory_worker.schedule(self.thread_id)  # -p: only a pass with no request (it ends within the exit's grace)
         return self.memory_worker.status()
 
