@@ -85,7 +85,7 @@ class ThreadChooser:
     def show(self, shown: list[ThreadInfo], more: int) -> None:
         self.r.info(t("pick_intro"))
         now = time.time()
-        rows = [[i, cut(clean(th.title), TITLE_CELLS) or "-", age(now - th.updated_at), th.turns, th.thread_id[:12]]
+        rows = [[i, cut(clean(th.title), TITLE_CELLS) or "-", age(now - th.updated_at), th.turns, clean(th.thread_id[:12])]
                 for i, th in enumerate(shown, 1)]
         headers = [t("col_no"), t("col_title"), t("col_when"), t("col_turns"), t("col_id")]
         if self.r.interactive:

@@ -4,6 +4,7 @@ the thread picker, /clear as a fresh context, /cls and Ctrl-L, the status line a
 from __future__ import annotations
 
 import re
+import sqlite3
 import unicodedata
 
 from tests.conftest import thread_id_of, user_texts
@@ -51,10 +52,14 @@ def test_the_picker_lists_recent_threads_and_resumes_by_number_or_prefix(tty, ll
     assert pane.exit_status() == 0
 
 
-def test_the_picker_refuses_a_bad_answer_and_enter_starts_a_new_thread(tty, llm, naver):
+def test_the_picker_refuses_a_bad_answer_and_enter_starts_a_new_thread(tty, llm, naver, tmp_path):
     stored(tty, ("alpha-1", "사과는 빨갛다"))
+    with sqlite3.connect(tmp_path / "chat.db") as db:  # a title that would drive the terminal
+        db.execute("UPDATE threads SET title=? WHERE thread_id='alpha-1'", ("evil\x1b]2;pwned\x07\x1b[2J title",))
     pane = tty("-r", "--no-memory")  # -r opens the same picker
-    pane.wait_for(QUESTION, 60)
+    screen = pane.wait_for(QUESTION, 60)
+    assert "evil title" in screen, screen
+    assert "pwned" not in pane.tmux("display", "-p", "-t", "chat", "#{pane_title}")  # shown, never obeyed
     pane.line("7")
     pane.wait_for("목록에 없는 번호입니다: 7")
     pane.wait_for(QUESTION, count=2)
