@@ -30,6 +30,8 @@ EXIT_WORDS = {"종료", "exit", "quit"}
 YES_WORDS = frozenset({"y", "yes", "ㅛ", "예", "네", "응", "ㅇ"})
 NO_WORDS = frozenset({"n", "no", "ㅜ", "아니오", "아니요", "아니"})
 MASK = "***"  # what stands in for a secret in any shown text (client/core/secrets.py, pg_url.py)
+# the built-in system prompt's last sentence: the answer follows the user's language, not the prompt's
+ANSWER_LANGUAGE = "사용자가 쓴 언어로 답하세요 (reply in the language of the user's message)."
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,8 @@ class Settings:
     max_tool_calls: int = 20  # per turn
     debug: bool = False
     lang: str = "ko"
-    continue_last: bool = False  # -c: this user's most recently active thread
+    continue_last: bool = False  # -c: this user's most recently active thread that has turns
+    resume: str | None = None  # -r/--resume: an existing thread's id or unique prefix; "": pick one at the terminal
     prompt: str | None = None  # -p: the one message (stdin already read); None: a chat
     output_format: str = "text"  # -p: text | json
     require_tools: bool = False
@@ -99,7 +102,8 @@ class Settings:
     summary_server: bool | None = None  # MCP_CHAT_SUMMARY_SERVER: local, the niced summary server (None: at a terminal)
     system_prompt: str = (
         "당신은 친절한 AI 어시스턴트입니다. 사용자의 질문에 대해 신뢰할 수 있는 정보만 근거로 삼아 답변하세요. "
-        "최신 정보나 사실 확인이 필요하면 검색 도구를 사용하세요."
+        "최신 정보나 사실 확인이 필요하면 검색 도구를 사용하세요. "
+        + ANSWER_LANGUAGE
     )
 
 

@@ -16,6 +16,7 @@ along. Notices and the local setup's progress go to the frontend given to `runti
 from __future__ import annotations
 
 import dataclasses
+import functools
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator

@@ -67,8 +67,12 @@ class ChatSession:
 
     # -- memory (client/engine/memory/session.py); None / nothing when memory is off ----------
     async def end(self) -> MemoryStatus | None:
-        """The thread ends (exit, /new, /resume elsewhere, /end): its memory pass starts."""
-        return await self.memory_passes.end(self.thread_id) if self.memory_passes else None
+        """The thread ends (exit, /new, /resume elsewhere, /end): its memory pass starts. A thread
+        left without a turn is not kept (Threads.drop_if_empty)."""
+        dropped = await self.threads.drop_if_empty()
+        if self.memory_passes is None:
+            return None
+        return await self.memory_passes.end("" if dropped else self.thread_id)
 
     async def resume_memory(self) -> list[str]:
         return await self.memory_passes.resume() if self.memory_passes else []

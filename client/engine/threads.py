@@ -12,7 +12,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Awaitable, Callable
 
-from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, SystemMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from client.core.context.quality import cut_loop
@@ -60,6 +60,20 @@ class Threads:
         self.id = new_id
         existed = await self.store.get_thread(self.id) is not None
         return existed or bool(state)  # state only: a thread from an older client
+
+    async def drop_if_empty(self) -> bool:
+        """The open thread, left without a turn (its first turn cancelled, /compact at once): every
+        trace of it goes, so that no empty thread is listed or resumed. True when it went."""
+        if not self.id:
+            return False
+        info = await self.store.get_thread(self.id)
+        if info is not None and info.turns:
+            return False
+        state = await self.state()
+        if (info is None and not state) or any(isinstance(m, HumanMessage) for m in state):
+            return False  # nothing stored; or an older client's thread, kept only in the checkpointer
+        await self.store.delete_thread(self.id)
+        return True
 
     # -- the working context -------------------------------------------------------
     async def state(self, thread_id: str | None = None) -> list[BaseMessage]:

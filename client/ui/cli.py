@@ -10,6 +10,7 @@ import argparse
 import dataclasses
 import os
 import sys
+import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,8 +33,9 @@ EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
 
 def _commands_epilog() -> str:
     rows = [
-        ("mcp-chat [chat] [OPTIONS]", tr("대화 (기본 명령)", "chat (the default command)")),
-        (tr("mcp-chat -p \"질문\"", "mcp-chat -p \"question\""), tr("한 번 답하고 종료 (stdin도 가능)", "answer once and exit (stdin works too)")),
+        ("mcp-chat [chat] [OPTIONS]", tr("대화 (기본 명령; 옵션은 명령 이름 앞에도 됨)", "chat (the default command; options may also precede a command name)")),
+        (tr("mcp-chat [-p] \"질문\"", "mcp-chat [-p] \"question\""), tr("한 번 답하고 종료 (-p 는 stdin도 가능)", "answer once and exit (-p: stdin works too)")),
+        ("mcp-chat -c | -r [ID]", tr("최근 세션 이어가기 / 목록에서 고르기", "resume the latest session / pick one")),
         ("mcp-chat threads", tr("세션 목록", "list sessions")),
         ("mcp-chat export ID [--format md|json]", tr("세션 전체 기록 출력", "print a session's full transcript")),
         ("mcp-chat delete ID", tr("세션 삭제", "delete a session")),
@@ -42,7 +44,8 @@ def _commands_epilog() -> str:
         ("mcp-chat daemon status|stop", tr("미리 적재된 백그라운드 프로세스", "the pre-imported background process")),
         ("mcp-chat local status|stop", tr("켜 둔 로컬 모델 서버", "the local model server kept warm")),
     ]
-    lines = [tr("명령:", "commands:")] + [f"  {cmd:<40}{what}" for cmd, what in rows]
+    wide = lambda text: sum(unicodedata.east_asian_width(c) in "WF" for c in text)  # noqa: E731 - 2 cells each
+    lines = [tr("명령:", "commands:")] + [f"  {cmd:<{40 - wide(cmd)}}{what}" for cmd, what in rows]
     lines.append(tr("명령별 도움말: mcp-chat COMMAND --help", "help on a command: mcp-chat COMMAND --help"))
     return "\n".join(lines)
 
@@ -55,10 +58,12 @@ def build_parser(completion: bool = False) -> argparse.ArgumentParser:
     if completion:
         add_chat_options(p)
     sub = p.add_subparsers(dest="cmd", parser_class=_Parser, metavar="COMMAND")
-    chat = sub.add_parser("chat", prog="mcp-chat", usage="mcp-chat [chat] [OPTIONS]", epilog=_commands_epilog(),
+    chat = sub.add_parser("chat", prog="mcp-chat", usage="mcp-chat [chat] [OPTIONS] [QUESTION]", epilog=_commands_epilog(),
                           help=tr("대화 (기본)", "chat (default)"),
                           description=tr("HyperCLOVA X + MCP 터미널 채팅", "HyperCLOVA X + MCP terminal chat"))
     add_chat_options(chat)
+    chat.add_argument("question", nargs="?", metavar="QUESTION",
+                      help=tr("한 번 답하고 종료 (-p QUESTION 과 같음)", "answer once and exit (the same as -p QUESTION)"))
     th = sub.add_parser("threads", prog="mcp-chat threads", help=tr("세션 목록", "list sessions"),
                         description=tr("세션마다 한 줄: ID, 턴 수, 마지막 활동, 제목", "one line per session: id, turns, last activity, title"))
     add_db_option(th)
@@ -94,6 +99,57 @@ def _lang_of(argv: list[str]) -> str:
         if a.startswith("--lang="):
             return a.split("=", 1)[1]
     return os.environ.get("MCP_CHAT_LANG", "").strip() or "ko"
+
+
+def with_command(argv: list[str]) -> list[str]:
+    """The command name first, as argparse wants it: options may stand before it (`mcp-chat --db X
+    threads`, `mcp-chat --lang en export ID`); with no command name the command is chat, whose
+    first word, if any, is the question (`mcp-chat "question"`, the same as `-p "question"`)."""
+    i = _first_word(argv)
+    if i is not None and argv[i] in SUBCOMMANDS:
+        return [argv[i], *argv[:i], *argv[i + 1:]]
+    return ["chat", *argv]
+
+
+def _first_word(argv: list[str]) -> int | None:
+    """Index of the first argument that is neither an option nor an option's value."""
+    takes = _option_arity()
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":  # what follows is the question, never a command name
+            return None
+        if not a.startswith("-") or a == "-":
+            return i
+        nargs = takes.get(a, 0) if "=" not in a else 0
+        if nargs == "?":  # -p [PROMPT], -r [ID]: the next word is the value unless it is an option
+            i += 1 if i + 1 < len(argv) and not argv[i + 1].startswith("-") else 0
+        elif nargs:
+            i += 1
+        i += 1
+    return None
+
+
+def _option_arity() -> dict[str, object]:
+    """option string -> "?" (optional value), 1 (one value) or 0 (a flag), for every chat option."""
+    p = _Parser(prog="mcp-chat")
+    add_chat_options(p)
+    out: dict[str, object] = {}
+    for action in p._actions:
+        arity = "?" if action.nargs == "?" else 0 if action.nargs == 0 else 1
+        for opt in action.option_strings:
+            out[opt] = arity
+    return out
+
+
+def question_as_prompt(args: argparse.Namespace) -> None:
+    """`mcp-chat "question"` is `mcp-chat -p "question"` (also with a bare -p beside it)."""
+    question = getattr(args, "question", None)
+    if question is None:
+        return
+    if args.print_prompt:
+        raise ConfigError("bad_option", detail=f"-p {args.print_prompt!r} + {question!r}")
+    args.print_prompt = question
 
 
 def read_prompt(args: argparse.Namespace) -> str | None:
@@ -233,9 +289,7 @@ def dispatch(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in SUBCOMMANDS:
-        argv = ["chat", *argv]  # `mcp-chat --help` is the chat's help
+    argv = with_command(list(sys.argv[1:] if argv is None else argv))  # `mcp-chat --help` is the chat's help
     real_env = set(os.environ)  # the user's own environment, before any .env
     i18n.set_lang(_lang_of(argv))  # an unreadable per-user .env is reported in this language
     debug = "--debug" in argv
@@ -245,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         args.lang = getattr(args, "lang", None)
         args.real_env = real_env
+        if args.cmd == "chat":
+            question_as_prompt(args)
         if args.cmd not in ("trust", "completion", "daemon"):  # the working folder's .env and ./checkpoint.db
             args.folder_trusted = settle(getattr(args, "db", None), real_env)
         return dispatch(args)

@@ -144,7 +144,7 @@ KO: dict[str, str] = {
     "turn_capped_repeated_failure": "같은 도구 호출이 같은 인자로 {repeat}번 실패해 다시 시도하지 않고 도구 없이 답합니다.",
     "search_no_keys": "NAVER_CLIENT_ID/NAVER_CLIENT_SECRET이 설정되지 않아 내장 검색 도구(web_search, news_search, blog_search)를 끄고 시작합니다. 검색을 쓰려면 .env에 두 값을 넣으세요.",
     "memory_nothing_kept": "장기 기억: 이번 세션에서 남길 항목이 없습니다 (후보 {candidates}개, 저장 0개).",
-    "provider_local": "로컬 {model} (이 컴퓨터에서 실행하는 소형 모델: 품질이 낮고 한국어가 서툽니다)",
+    "provider_local": "로컬 {model}",
     "provider_openai": "OpenAI 호환 서버 {host}의 {model}",
     "provider_clova": "CLOVA Studio {model}",
     "base_url_openai_only": "--base-url는 --provider openai 에서만 씁니다.",
@@ -165,9 +165,9 @@ KO: dict[str, str] = {
     "tool_empty": "(빈 결과)",
     "tool_failed": "오류: {err}",
     "tty_thread": "세션 {id}",
-    "tty_turns": "{n}턴 (컨텍스트 {ctx}턴)",
-    "tty_tokens": "요청 {est}{n} 토큰",
-    "tty_budget": "예산의 {pct}%",
+    "tty_turns": "{n}턴 (컨텍스트 {ctx})",
+    "tty_tokens": "{est}{n} 토큰",
+    "tty_budget": "예산 {pct}%",
     "tty_trimmed": "트리밍함",
     "tty_summarized": "요약함",
     "tty_hints": "/help 명령 목록 · Esc Enter 줄바꿈 · Ctrl-C 입력 지우기/답변 중단 · Ctrl-D 종료",
@@ -338,7 +338,7 @@ EN: dict[str, str] = {
     "turn_capped_repeated_failure": "The same tool call failed {repeat} times with the same arguments; answering without tools instead of retrying.",
     "search_no_keys": "NAVER_CLIENT_ID/NAVER_CLIENT_SECRET are not set: the bundled search tools (web_search, news_search, blog_search) are off. Put both in .env to search.",
     "memory_nothing_kept": "Memory: nothing from this session was kept ({candidates} candidates, 0 saved).",
-    "provider_local": "local {model} (a small model on this machine: lower quality, weak Korean)",
+    "provider_local": "local {model}",
     "provider_openai": "{model} on the OpenAI-compatible server {host}",
     "provider_clova": "CLOVA Studio {model}",
     "base_url_openai_only": "--base-url is for --provider openai only.",
@@ -358,9 +358,9 @@ EN: dict[str, str] = {
     "tool_empty": "(empty result)",
     "tool_failed": "error: {err}",
     "tty_thread": "session {id}",
-    "tty_turns": "turn {n} ({ctx} in context)",
-    "tty_tokens": "request {est}{n} tokens",
-    "tty_budget": "{pct}% of budget",
+    "tty_turns": "turn {n} (context {ctx})",
+    "tty_tokens": "{est}{n} tokens",
+    "tty_budget": "budget {pct}%",
     "tty_trimmed": "trimmed",
     "tty_summarized": "summarized",
     "tty_hints": "/help commands · Esc Enter newline · Ctrl-C clear line/stop answer · Ctrl-D quit",
@@ -399,6 +399,7 @@ from client.ui.i18n_local import EN as _EN_LOCAL, KO as _KO_LOCAL  # noqa: E402 
 
 from client.ui.i18n_slash import EN as _EN_SLASH, KO as _KO_SLASH  # noqa: E402 - /help lines
 from client.ui.i18n_startup import EN as _EN_START, KO as _KO_START  # noqa: E402 - daemon, local keep-alive
+from client.ui.i18n_picker import EN as _EN_PICK, KO as _KO_PICK  # noqa: E402 - first screen, habits
 
 KO.update(_KO_MCP)
 EN.update(_EN_MCP)
@@ -408,6 +409,8 @@ KO.update(_KO_LOCAL)
 EN.update(_EN_LOCAL)
 KO.update(_KO_START)
 EN.update(_EN_START)
+KO.update(_KO_PICK)
+EN.update(_EN_PICK)
 TABLES = {"ko": KO, "en": EN}
 _lang = "ko"
 

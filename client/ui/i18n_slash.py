@@ -26,7 +26,8 @@ KO: dict[str, str] = {
     "help_prompt": "MCP 프롬프트를 실행해 대화에 넣기",
     "help_resources": "MCP 리소스 목록 (@서버:URI 로 첨부)",
     "help_roots": "서버에 알린 폴더 보기/추가",
-    "help_clear": "화면 지우기",
+    "help_clear": "새 컨텍스트로 시작 (새 세션; 이전 세션은 남음)",
+    "help_cls": "화면만 지우기 (Ctrl-L)",
     "help_exit": "종료",
 }
 
@@ -53,6 +54,7 @@ EN: dict[str, str] = {
     "help_prompt": "run an MCP prompt as a turn",
     "help_resources": "list MCP resources (attach with @server:uri)",
     "help_roots": "show or add the roots offered to servers",
-    "help_clear": "clear the screen",
+    "help_clear": "start a fresh context (a new session; the old one is kept)",
+    "help_cls": "clear the screen only (Ctrl-L)",
     "help_exit": "quit",
 }

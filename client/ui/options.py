@@ -106,7 +106,11 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
     which.add_argument("--thread", metavar="ID", help=tr("이어갈(없으면 만들) 세션 ID", "session to resume (created if missing)"))
     which.add_argument("--new", action="store_true", help=tr("새 세션을 바로 시작", "start a new session at once"))
     which.add_argument("-c", "--continue", dest="continue_last", action="store_true",
-                       help=tr("이 사용자가 가장 최근에 쓴 세션을 이어감", "resume this user's most recently active session"))
+                       help=tr("이 사용자가 가장 최근에 쓴 (턴이 있는) 세션을 이어감",
+                               "resume this user's most recently active session (one that has turns)"))
+    which.add_argument("-r", "--resume", nargs="?", const="", default=None, metavar="ID",
+                       help=tr("세션 ID(또는 고유한 앞부분)를 이어감; ID 없이: 터미널에서 최근 세션 목록에서 고름",
+                               "resume session ID (or a unique prefix); without ID: pick from the recent sessions at a terminal"))
     p.add_argument("-p", "--print", dest="print_prompt", nargs="?", const="", default=None, metavar="PROMPT",
                    help=tr("한 번 답하고 종료: PROMPT (없으면 stdin 전체를 한 메시지로)",
                            "answer once and exit: PROMPT (or all of stdin as one message)"))
@@ -137,7 +141,13 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
                    help=tr("장기 기억으로 남길 최소 유용성 점수 (기본 0.5)", "minimum usefulness score kept in memory (default 0.5)"))
     p.add_argument("--memory-top-k", type=int, metavar="K",
                    help=tr("세션당 남길 장기 기억 최대 개수 (기본 5)", "most memory items kept per session (default 5)"))
-    p.add_argument("--model", metavar="NAME", help=tr(f"모델 이름 (env CLOVA_STUDIO_MODEL, 기본 {DEFAULT_MODEL})", f"model name (env CLOVA_STUDIO_MODEL, default {DEFAULT_MODEL})"))
+    p.add_argument("-m", "--model", metavar="NAME", help=tr(f"모델 이름 (env CLOVA_STUDIO_MODEL, 기본 {DEFAULT_MODEL})", f"model name (env CLOVA_STUDIO_MODEL, default {DEFAULT_MODEL})"))
+    _opt(p, "--system-prompt", env="MCP_CHAT_SYSTEM_PROMPT", metavar="TEXT",
+         help=tr("새 세션의 시스템 프롬프트를 TEXT로 바꿈 (env MCP_CHAT_SYSTEM_PROMPT; 세션은 만들 때의 것을 유지)",
+                 "replace a new session's system prompt with TEXT (env MCP_CHAT_SYSTEM_PROMPT; a session keeps its own)"))
+    _opt(p, "--append-system-prompt", env="MCP_CHAT_APPEND_SYSTEM_PROMPT", metavar="TEXT",
+         help=tr("새 세션의 시스템 프롬프트 끝에 TEXT를 덧붙임 (env MCP_CHAT_APPEND_SYSTEM_PROMPT)",
+                 "append TEXT to a new session's system prompt (env MCP_CHAT_APPEND_SYSTEM_PROMPT)"))
     _opt(p, "--memory-scorer", env="MCP_CHAT_MEMORY_SCORER", choices=MEMORY_SCORERS,
                    help=tr("장기 기억 유용성 채점: local (내장 경량 모델, 요청 없음, 기본) 또는 llm (env MCP_CHAT_MEMORY_SCORER)",
                            "memory usefulness scoring: local (shipped light model, no request, default) or llm (env MCP_CHAT_MEMORY_SCORER)"))
@@ -182,9 +192,15 @@ def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Set
     fmt = getattr(args, "output_format", None)
     if fmt and getattr(args, "print_prompt", None) is None:
         raise ConfigError("print_only", detail="--output-format")
+    interactive = sys.stdin.isatty() if interactive is None else interactive
     thread = getattr(args, "thread", None)
     if thread is not None and not THREAD_ID_RE.match(thread):
         raise ConfigError("bad_thread_id")
+    resume = getattr(args, "resume", None)
+    if resume and not THREAD_ID_RE.match(resume):
+        raise ConfigError("bad_thread_id")
+    if resume == "" and (not interactive or getattr(args, "print_prompt", None) is not None):
+        raise ConfigError("resume_needs_tty")  # the picker needs a person at a terminal
     server_urls = tuple(u for u in (args.server_url or [_from_env("server_url")]) if u and u.strip())
     mcp_config = value(args, "mcp_config") or None
     if mcp_config is None and not server_urls and user_mcp_config().is_file():
@@ -208,7 +224,7 @@ def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Set
         db=resolve_db(args), debug=bool(args.debug), lang=resolve_lang(args),
         thread=thread, new=bool(args.new), continue_last=bool(getattr(args, "continue_last", False)),
         output_format=fmt or "text",
-        interactive=sys.stdin.isatty() if interactive is None else interactive,
+        resume=resume, interactive=interactive, system_prompt=_system_prompt(args, defaults.system_prompt),
         server_urls=server_urls, mcp_config=mcp_config, with_search=bool(args.with_search),
         context=ContextSettings(strategy, max_turns, summary_after or 5),  # type: ignore[arg-type]
         user=value(args, "user") or _os_user(), memory=not args.no_memory,
@@ -250,6 +266,17 @@ def _given(args: argparse.Namespace, dest: str, shown: Any = None) -> str:
         if raw is not None:
             return f"{name}={raw!r}"
     return flag
+
+
+def _system_prompt(args: argparse.Namespace, builtin: str) -> str:
+    """--system-prompt replaces the built-in prompt, --append-system-prompt extends it (options, then env)."""
+    parts = []
+    for dest, default in (("system_prompt", builtin), ("append_system_prompt", "")):
+        text = value(args, dest)
+        if text is not None and not text.strip():
+            raise ConfigError("bad_option", detail="--" + dest.replace("_", "-") + " ''")
+        parts.append(text.strip() if text else default)
+    return "\n\n".join(p for p in parts if p)
 
 
 def _checked(args: argparse.Namespace, dest: str, convert: Callable[[str], Any], ok: Callable[[Any], bool],

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence, TextIO
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 _ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
 PREVIEW_CHARS = 200
+STATUS_WIDTH = 100  # terminal cells the status line fits in (fewer on a narrower terminal)
 
 
 def clean(text: str) -> str:
@@ -41,6 +43,48 @@ def debug_traceback(secrets: list[str]) -> str:
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     one = " ".join(clean(text).split())
     return one if len(one) <= limit else one[:limit] + "…"
+
+
+def cells(text: str) -> int:
+    """Terminal cells: Hangul and other wide characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def cut(text: str, width: int) -> str:
+    """`text` within `width` cells, ending in … when cut."""
+    if cells(text) <= width:
+        return text
+    out, used = "", 1
+    for c in text:
+        used += cells(c)
+        if used > width:
+            break
+        out += c
+    return out + "…"
+
+
+def fit_parts(parts: Sequence[str], width: int, *, shrink: int = 0, droppable: Sequence[int] = (),
+              sep: str = " · ") -> str:
+    """`parts` joined by `sep` in at most `width` cells: part `shrink` (a long model name) is cut
+    first, down to 20 cells; then the `droppable` parts go, in that order; then part `shrink` down
+    to 12 cells; a last cut if need be."""
+    kept = list(parts)
+
+    def line() -> str:
+        return sep.join(p for p in kept if p)
+
+    def shorten(floor: int) -> None:
+        over = cells(line()) - width
+        if over > 0:
+            kept[shrink] = cut(kept[shrink], max(floor, cells(kept[shrink]) - over))
+
+    shorten(20)
+    for i in droppable:
+        if cells(line()) <= width:
+            break
+        kept[i] = ""
+    shorten(12)
+    return cut(line(), width)
 
 
 def call_summary(name: str, args: dict, limit: int = 100) -> str:

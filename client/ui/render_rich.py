@@ -24,7 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from client.ui.i18n import t
-from client.ui.render import Renderer, Status, call_summary, clean, preview, result_summary
+from client.ui.render import STATUS_WIDTH, Renderer, Status, call_summary, clean, fit_parts, preview, result_summary
 
 if TYPE_CHECKING:
     from client.engine.mcp.hub import ToolProgress
@@ -174,16 +174,7 @@ class RichRenderer(Renderer):
 
     def status(self, st: Status) -> None:
         self.end_turn()
-        tokens = st.reported if st.reported else st.estimated
-        parts = [st.provider.removesuffix(" · ") or st.model, t("tty_thread", id=_short_id(st.thread)), t("tty_turns", n=st.turn, ctx=st.context_turns),
-                 t("tty_tokens", n=f"{tokens:,}", est="" if st.reported else "~"),
-                 t("tty_budget", pct=st.pct, budget=f"{st.budget:,}")]
-        if st.trimmed:
-            parts.append(t("tty_trimmed"))
-        if st.summarized:
-            parts.append(t("tty_summarized"))
-        parts.append(f"{st.seconds:.1f}s")
-        self._print(Text(" · ".join(p for p in parts if p), style="dim"))
+        self._print(Text(status_line(st, min(STATUS_WIDTH, self.console.width)), style="dim"))
 
     def block(self, text: str, title: str = "") -> None:
         self._flush_answer()
@@ -209,6 +200,17 @@ class RichRenderer(Renderer):
 
     def clear(self) -> None:
         self.console.clear()
+
+
+def status_line(st: Status, width: int) -> str:
+    """Model, session, turns, tokens, budget, actions, seconds: one line of at most `width` cells
+    (a long model name is cut first, then the seconds and the budget go)."""
+    tokens = st.reported if st.reported else st.estimated
+    parts = [st.provider.removesuffix(" · ") or st.model, t("tty_thread", id=_short_id(st.thread)),
+             t("tty_turns", n=st.turn, ctx=st.context_turns), t("tty_tokens", n=f"{tokens:,}", est="" if st.reported else "~"),
+             t("tty_budget", pct=st.pct, budget=f"{st.budget:,}"),
+             t("tty_trimmed") if st.trimmed else "", t("tty_summarized") if st.summarized else "", f"{st.seconds:.1f}s"]
+    return fit_parts([clean(p) for p in parts], width, shrink=0, droppable=(7, 4))
 
 
 def _short_id(tid: str) -> str:

@@ -16,7 +16,7 @@ import time
 from typing import Awaitable, Callable
 from contextlib import nullcontext
 
-from client.core.config import EXIT_WORDS, THREAD_ID_RE, ConfigError, Settings
+from client.core.config import EXIT_WORDS, Settings
 from client.core.faults import AuthError, one_line
 from client.core.secrets import settings_secrets
 from client.ui.frontend import TerminalFrontend
@@ -28,7 +28,8 @@ from client.ui.render import Renderer, Status, debug_traceback, redact
 from client.ui.turn_view import show_event, show_memory
 from client.engine.events import TurnDone
 from client.engine.session import ChatSession
-from client.ui.provider_label import provider_lines
+from client.ui.picker import ThreadChooser
+from client.ui.provider_label import local_note, provider_lines
 from client.ui.slash import table as slash
 from client.ui.slash.base import SlashContext
 from client.ui.slash.mcp import with_mentions
@@ -72,40 +73,8 @@ class Repl:
             self._current = None
 
     async def choose_thread(self) -> None:
-        tid = self.s.thread
-        if tid is None and self.s.continue_last:
-            tid = await self.last_thread()
-            if tid is None:
-                self.r.info(t("continue_none"))
-        elif tid is None and not self.s.new and self.s.prompt is None:
-            tid = await self.ask_thread(first=True)
-            while tid is not None and not THREAD_ID_RE.match(tid):
-                if not self.r.interactive:  # a script: no second chance, exit 2
-                    raise ConfigError("bad_thread_id")
-                self.r.error(t("bad_thread_id"))
-                tid = await self.ask_thread(first=False)
-        await self.switch(tid)
-
-    async def last_thread(self) -> str | None:
-        """This user's most recently active thread (-c)."""
-        for th in await self.session.threads.list():  # newest first
-            if th.user_name == self.s.user:
-                return th.thread_id
-        return None
-
-    async def ask_thread(self, first: bool) -> str | None:
-        if self.r.interactive:
-            line = await self.read_line(t("ask_thread") + " ")
-            if line is None:  # Ctrl-C / Ctrl-D: leave
-                raise EOFError
-            return (line or "").strip() or None
-        print(t("ask_thread"), end="", flush=True, file=self.r.meta)
-        line = await self.read_line()
-        if first:
-            print(flush=True, file=self.r.meta)
-        elif line is None:
-            raise EOFError
-        return (line or "").strip() or None
+        """--thread, --new, -c, -r [ID], or the picker at a terminal (client/ui/picker.py)."""
+        await self.switch(await ThreadChooser(self.s, self.session.threads, self.r, self.read_line).choose())
 
     async def end_thread(self) -> None:
         """The thread's memory pass starts in the background; passes finished by now are reported."""
@@ -191,6 +160,9 @@ class Repl:
         await self.choose_thread()
         await self.session.resume_memory()  # what an earlier exit left: folded while the user types
         self.r.info(t("greeting"))
+        note = local_note(self.s)
+        if note:  # once, here and in /help: not on every status line
+            self.r.info(note)
         self.r.hint(t("tty_hints"))
         if self.s.yes:
             self.r.hint(t("perm_list_yes"))

@@ -97,13 +97,28 @@ def test_exit_words_end_cleanly(chat, llm):
         assert "대화를 종료합니다" in r.err
 
 
-def test_session_prompt_when_no_thread_option(chat, llm):
-    r = chat(input="\n안녕\n")
-    assert "세션 ID를 입력하세요(새 세션 시작은 Enter):" in r.err
-    assert thread_id_of(r.err)
-    r = chat(input="my-thread\n안녕\n")
-    assert thread_id_of(r.err) == "my-thread"
-    assert r.out.startswith("답변 ") and r.out.endswith(": 안녕\n") and r.out.count("\n") == 1  # only the answer
+def test_piped_stdin_without_a_thread_option_is_messages(chat, llm):
+    """Issue 27: no session id is asked for from a pipe (the picker is for terminals): a new
+    thread, blank lines send nothing, and a line that looks like an id is a message too."""
+    r = chat(input="\n안녕\nmy-thread\n")
+    assert r.code == 0, r.err
+    assert "세션 ID를 입력하세요" not in r.err + r.out
+    assert thread_id_of(r.err) != "my-thread"
+    assert r.out.splitlines() == ["답변 1: 안녕", "답변 2: my-thread"]  # only the answers
+    assert user_texts(llm.chat_requests()[-1]) == ["안녕", "my-thread"]
+
+
+def test_the_system_prompt_asks_for_answers_in_the_users_language(chat, llm):
+    """Issue 27: an English message got a Korean answer (the system prompt is Korean only)."""
+    from client.core.config import ANSWER_LANGUAGE
+
+    r = chat("--new", input="What is the capital of France?\n")
+    assert r.code == 0, r.err
+    [req] = llm.chat_requests()
+    system = req["messages"][0]
+    assert system["role"] == "system" and ANSWER_LANGUAGE in system["content"]
+    assert "사용자가 쓴 언어로 답하세요" in system["content"]
+    assert user_texts(req) == ["What is the capital of France?"]
 
 
 def test_missing_key_exits_2_with_one_line(chat, llm):

@@ -130,13 +130,88 @@ def test_piped_command_output_stays_on_stdout(runner, llm):
     assert lines[1].startswith("cmd\t1\t")
 
 
-def test_bad_session_id_from_a_pipe_exits_2(runner, llm):
+def test_piped_question_without_p_is_a_message_never_an_id(runner, llm):
+    """Issue 27: `echo "오늘 날씨 어때" | mcp-chat` took the question for a session id (exit 2).
+    Piped, with no --thread/-c, a new thread starts and every line is a message."""
     r = runner(input="오늘 날씨 어때\n두 번째 줄\n")
-    assert r.code == 2
-    assert "세션 ID가 올바르지 않습니다" in r.err
-    assert r.out == ""
-    assert not llm.chat_requests()  # no turn was sent
-    assert runner.sub("threads").out.strip() == "저장된 세션이 없습니다."
+    assert r.code == 0, r.err
+    assert "세션 ID를 입력하세요" not in r.err + r.out and "올바르지 않습니다" not in r.err
+    assert r.out.splitlines() == ["답변 1: 오늘 날씨 어때", "답변 2: 두 번째 줄"]
+    assert user_texts(llm.chat_requests()[-1]) == ["오늘 날씨 어때", "두 번째 줄"]
+    tid = thread_id_of(r.err)
+    assert runner.sub("threads").out.startswith(f"{tid}\t2\t")
+
+
+# -- habits of other tools (llm, Claude Code, aichat) ----------------------------------
+def test_a_first_word_that_is_not_a_command_is_the_question(runner, llm):
+    r = runner("오늘 날씨 어때")  # `mcp-chat "question"` = `mcp-chat -p "question"`
+    assert r.code == 0, r.err
+    assert r.out == "답변 1: 오늘 날씨 어때\n"
+    assert [user_texts(q) for q in llm.chat_requests()] == [["오늘 날씨 어때"]]
+    r = runner("--new", "--no-memory", "둘째 질문", "--output-format", "json")  # options on either side
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["answer"] == "답변 2: 둘째 질문"
+    r = runner("-p", input="파이프로 온 줄\n")  # a bare -p still reads stdin
+    assert r.code == 0 and r.out == "답변 3: 파이프로 온 줄\n", r.err
+    bad = runner("-p", "하나", "둘")
+    assert bad.code == 2 and bad.error_line().startswith("잘못된 옵션")
+    assert len(llm.chat_requests()) == 3
+    after = runner("--db", runner.db, "--", "threads", db=False)  # after --, a command name is a question too
+    assert after.out == "답변 4: threads\n", after.err
+
+
+def test_options_may_stand_before_the_command_name(runner, llm):
+    assert runner("-p", "안녕", "--thread", "early").code == 0
+    listed = runner("--db", runner.db, "threads", db=False)
+    assert listed.code == 0 and listed.out.startswith("early\t1\t"), listed
+    en = runner("--lang", "en", "--db", runner.db, "export", "early", "--format", "json", db=False)
+    assert en.code == 0 and json.loads(en.out)["thread_id"] == "early", en
+    gone = runner("--db", runner.db, "--lang", "en", "delete", "nope", db=False)
+    assert gone.code == 1 and gone.error_line() == "No such session: nope"
+    wrong = runner("--new", "--db", runner.db, "threads", db=False)  # a chat option the command does not take
+    assert wrong.code == 2 and "--new" in wrong.error_line()
+
+
+def test_model_short_option_and_system_prompt_options(runner, llm, tmp_path):
+    from client.core.config import ANSWER_LANGUAGE
+
+    def system() -> str:
+        return llm.chat_requests()[-1]["messages"][0]["content"]
+
+    assert runner("-p", "하나", "-m", "HCX-007", "--new", "--no-memory").code == 0
+    assert llm.chat_requests()[-1]["model"] == "HCX-007"
+    assert runner("-p", "둘", "--thread", "own", "--no-memory", "--system-prompt", "You are terse.").code == 0
+    assert system() == "You are terse."  # replaced, nothing of the built-in left
+    assert runner("-p", "셋", "--new", "--no-memory", "--append-system-prompt", "Always cite sources.").code == 0
+    assert system().startswith("당신은 친절한 AI 어시스턴트입니다.") and ANSWER_LANGUAGE in system()
+    assert system().endswith("\n\nAlways cite sources.")
+    conf = tmp_path / ".config" / "mcp-chat"  # the per-user config file sets it too
+    conf.mkdir(parents=True)
+    (conf / ".env").write_text("MCP_CHAT_SYSTEM_PROMPT=Answer like a pirate.\n")
+    assert runner("-p", "넷", "--new", "--no-memory").code == 0
+    assert system() == "Answer like a pirate."
+    assert runner("-p", "다섯", "--new", "--no-memory", "--system-prompt", "Option wins.").code == 0
+    assert system() == "Option wins."
+    assert runner("-p", "여섯", "--thread", "own", "--no-memory").code == 0
+    assert system() == "You are terse."  # a thread keeps the prompt it was made with
+    bad = runner("-p", "x", "--new", "--system-prompt", " ")
+    assert bad.code == 2 and bad.error_line().startswith("잘못된 옵션")
+
+
+def test_resume_option(runner, llm):
+    assert runner("-p", "첫 세션", "--thread", "resume-me-1").code == 0
+    assert runner("-p", "둘째 세션", "--thread", "other-2").code == 0
+    r = runner("-r", "resume-me", "-p", "이어서")  # a unique prefix
+    assert r.code == 0, r.err
+    assert thread_id_of(r.err) == "resume-me-1"
+    assert user_texts(llm.chat_requests()[-1]) == ["첫 세션", "이어서"]
+    r = runner("--resume", "nope", "-p", "x")
+    assert r.code == 1 and r.error_line() == "세션을 찾을 수 없습니다: nope"
+    r = runner("-r", input="질문\n")  # the picker needs a terminal: one line, exit 2
+    assert r.code == 2 and r.error_line().startswith("-r 만으로는 터미널에서")
+    r = runner("-r", "resume-me-1", "--new", input="")
+    assert r.code == 2 and "--new" in r.error_line()
+    assert len(llm.chat_requests()) == 3  # nothing sent by the refused runs
 
 
 # -- -c --------------------------------------------------------------------------
@@ -150,6 +225,32 @@ def test_continue_resumes_this_users_latest_thread(runner, llm):
     assert r.code == 0, r.err
     assert thread_id_of(r.err) == b
     assert user_texts(llm.chat_requests()[-1]) == ["둘째 세션", "이어서"]
+
+
+def test_empty_threads_are_dropped_when_left_and_never_listed_or_continued(runner, llm):
+    """Issue 27: `-c` resumed a thread left with 0 turns, and `threads` listed it."""
+    import sqlite3
+    import time
+
+    def rows() -> list[tuple]:
+        with sqlite3.connect(runner.db) as db:
+            return db.execute("SELECT thread_id, turns FROM threads ORDER BY thread_id").fetchall()
+
+    a = thread_id_of(runner("-p", "남는 세션", "--new", "--user", "me", "--no-memory").err)
+    # /compact on a fresh thread stores it (a system message, no turn); /new and exit leave it
+    r = runner("--new", "--user", "me", "--no-memory", input="/compact\n/new\n/compact\n")
+    assert r.code == 0, r.err
+    assert rows() == [(a, 1)]
+    # an empty thread an older or crashed client left, the most recent of all
+    with sqlite3.connect(runner.db) as db:
+        db.execute("INSERT INTO threads (thread_id, user_name, title, turns, created_at, updated_at) "
+                   "VALUES ('empty-one', 'me', '', 0, ?, ?)", (time.time() + 60, time.time() + 60))
+    assert [ln.split("\t")[0] for ln in runner.sub("threads").out.splitlines()] == [a]
+    listed = runner("--thread", "x", "--user", "me", "--no-memory", input="/threads\n")
+    assert "empty-one" not in listed.out and a in listed.out
+    r = runner("-c", "-p", "이어서", "--user", "me", "--no-memory")
+    assert thread_id_of(r.err) == a
+    assert user_texts(llm.chat_requests()[-1]) == ["남는 세션", "이어서"]
 
 
 def test_continue_with_no_thread_starts_a_new_one(runner, llm):

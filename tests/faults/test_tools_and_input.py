@@ -70,9 +70,10 @@ def test_escape_sequences_in_model_output_are_neutralized(chat, llm):
 def test_bad_thread_id_is_refused(chat, llm):
     r = chat("--thread", "../../etc/passwd", input="안녕\n")
     assert r.code == 2 and "세션 ID" in r.err
-    r = chat(input="bad id!\nok-id\n안녕\n")  # read from a pipe: no second chance, exit 2
-    assert r.code == 2 and "세션 ID가 올바르지 않습니다" in r.err
     assert "현재 세션 ID" not in r.err + r.out and llm.chat_requests() == []
+    r = chat("--resume", "bad id!", input="안녕\n")
+    assert r.code == 2 and r.error_line() == "세션 ID가 올바르지 않습니다: 영문, 숫자, '-', '_', '.' 로 된 1~128자여야 합니다."
+    assert llm.chat_requests() == []
 
 
 def test_unknown_slash_command_hints(chat, llm):

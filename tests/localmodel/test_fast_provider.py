@@ -70,8 +70,11 @@ def test_local_provider_budget_labels_and_compact_tool_count(chat, llm, naver):
     assert first["temperature"] == 0.3
     assert roles(llm.chat_requests()[1])[-2:] == ["assistant", "tool"]
     assert "max_input_tokens=3072" in r.out  # 4,096 window - 1,024 reserved output
-    assert "[상태] 로컬 Qwen2.5-Coder-1.5B-Instruct Q4_K_M (이 컴퓨터에서 실행하는 소형 모델: 품질이 낮고" in r.err
-    assert "모델: 로컬 Qwen2.5-Coder-1.5B-Instruct" in r.out and "요청 예산 3072 토큰" in r.out
+    assert "[상태] 로컬 Qwen2.5-Coder-1.5B-Instruct Q4_K_M · 요청 토큰" in r.err
+    # the small model's note: once at the start and in /help, not on every status line (issue 27)
+    assert r.err.count("소형 모델") == 1 and "로컬 Qwen2.5-Coder-1.5B-Instruct Q4_K_M: 이 컴퓨터에서 실행하는 소형 모델" in r.err
+    assert "모델: 로컬 Qwen2.5-Coder-1.5B-Instruct Q4_K_M (이 컴퓨터에서 실행하는 소형 모델" in r.out
+    assert "요청 예산 3072 토큰" in r.out
     status = next(ln for ln in r.err.splitlines() if ln.startswith("[상태]"))
     pct = float(status.split("예산의 ")[1].split("%")[0])
     assert pct < 40  # tools counted as the local template sends them (compact), not as full schemas

@@ -27,7 +27,7 @@ CONF = "set -g remain-on-exit on\nset -g default-shell /bin/sh\nset -g status of
 
 
 class Pane:
-    def __init__(self, tmp: Path, env: dict[str, str], argv: list[str], shown: str = "") -> None:
+    def __init__(self, tmp: Path, env: dict[str, str], argv: list[str], shown: str = "", width: int = WIDTH) -> None:
         self.sock = f"mcpchat-{uuid.uuid4().hex[:10]}"
         conf = tmp / f"{self.sock}.conf"
         conf.write_text(CONF)
@@ -36,7 +36,7 @@ class Pane:
         # prompt badly on the very top row of a fresh tmux pane).
         cmd = (f"printf '%s\\n' {shlex.quote('$ ' + (shown or shlex.join(argv)))}; exec env -i "
                + " ".join(shlex.quote(f"{k}={v}") for k, v in full.items() if v) + " " + shlex.join(argv))
-        self.tmux("-f", str(conf), "new-session", "-d", "-x", str(WIDTH), "-y", str(HEIGHT), "-s", "chat", "-c", str(tmp), cmd)
+        self.tmux("-f", str(conf), "new-session", "-d", "-x", str(width), "-y", str(HEIGHT), "-s", "chat", "-c", str(tmp), cmd)
         self.socket = self.tmux("display", "-p", "-t", "chat", "#{socket_path}").strip()
 
     def tmux(self, *args: str) -> str:
@@ -110,7 +110,7 @@ class Pane:
 
 @pytest.fixture
 def tty(tmp_path: Path, llm, naver, search_config) -> Iterator[Callable[..., Pane]]:
-    """tty(*args) -> a Pane running `python -m client *args --db <tmp>/chat.db` at 120x40."""
+    """tty(*args) -> a Pane running `python -m client *args --db <tmp>/chat.db` at 120x40 (tty(..., width=W))."""
     if TMUX is None:
         if os.environ.get("CI"):
             pytest.fail("tmux is required for the terminal tests in CI")
@@ -118,9 +118,9 @@ def tty(tmp_path: Path, llm, naver, search_config) -> Iterator[Callable[..., Pan
     runner = ChatRunner(tmp_path, llm, naver, search_config=search_config)
     panes: list[Pane] = []
 
-    def start(*args: str, env: dict[str, str] | None = None) -> Pane:
+    def start(*args: str, env: dict[str, str] | None = None, width: int = WIDTH) -> Pane:
         argv, full_env = runner.command(*args, env={"XDG_DATA_HOME": str(tmp_path / "data"), **(env or {})})
-        pane = Pane(tmp_path, full_env, argv, shown="mcp-chat " + shlex.join(args))
+        pane = Pane(tmp_path, full_env, argv, shown="mcp-chat " + shlex.join(args), width=width)
         panes.append(pane)
         return pane
 

@@ -11,7 +11,7 @@ from client.ui.i18n_slash import EN as HELP_EN, KO as HELP_KO
 from client.ui.slash.table import ALIASES, BY_NAME, TABLE, Command, help_text, pad, parse
 
 REQUIRED = ["help", "new", "threads", "resume", "delete", "export", "context", "compact", "summary", "tokens",
-            "tools", "clear", "exit", "title", "memory", "forget", "end", "servers", "model", "permissions",
+            "tools", "clear", "cls", "exit", "title", "memory", "forget", "end", "servers", "model", "permissions",
             "prompts", "prompt", "resources", "roots"]
 
 

@@ -9,8 +9,8 @@ import re
 from rich.console import Console
 
 from client.engine.mcp.hub import ToolProgress
-from client.ui.render import Status
-from client.ui.render_rich import RichRenderer, Tail
+from client.ui.render import Status, cells, cut, fit_parts
+from client.ui.render_rich import RichRenderer, Tail, status_line
 
 MD = "## 정리\n\n| 이름 | 평점 |\n|---|---|\n| 가게 A | 4.5 |\n\n- 첫째\n- 둘째\n\n```python\nprint('hi')\n```\n"
 
@@ -72,10 +72,56 @@ def test_status_line_names_model_thread_turns_tokens_budget_and_actions():
     r, buf, _ = rich()
     r.status(Status("HCX-005", "demo", 4, 3, 1200, 1234, 123904, trimmed=2, summarized=True, seconds=2.34))
     assert lines(buf.getvalue()) == [
-        "HCX-005 · 세션 demo · 4턴 (컨텍스트 3턴) · 요청 1,234 토큰 · 예산의 1.0% · 트리밍함 · 요약함 · 2.3s"]
+        "HCX-005 · 세션 demo · 4턴 (컨텍스트 3) · 1,234 토큰 · 예산 1.0% · 트리밍함 · 요약함 · 2.3s"]
     r, buf, _ = rich()
     r.status(Status("HCX-005", "0123456789abcdef0123", 1, 1, 500, None, 1000))
-    assert lines(buf.getvalue()) == ["HCX-005 · 세션 01234567… · 1턴 (컨텍스트 1턴) · 요청 ~500 토큰 · 예산의 50.0% · 0.0s"]
+    assert lines(buf.getvalue()) == ["HCX-005 · 세션 01234567… · 1턴 (컨텍스트 1) · ~500 토큰 · 예산 50.0% · 0.0s"]
+
+
+LONG_MODEL = "로컬 Qwen2.5-Coder-1.5B-Instruct Q4_K_M-imatrix-experimental-long-name · "
+
+
+def test_status_line_fits_100_columns_however_long_the_model_and_thread():
+    """Issue 27: it was ~180 columns (wrapping to 2-3 lines) with the local model's note in it."""
+    st = Status("x", "f" * 40, 120, 5, 13456, None, 131072, trimmed=3, seconds=12.3,
+                provider=LONG_MODEL)
+    for width, want in ((100, 100), (200, 100), (64, 64)):  # never wider than 100, nor than the terminal
+        r, buf, _ = rich(width=width)
+        r.status(st)
+        got = lines(buf.getvalue())
+        assert len(got) == 1 and cells(got[0]) <= want, (width, got)
+        assert "세션 ffffffff…" in got[0] or width < 100
+    line = status_line(st, 100)
+    assert line.startswith("로컬 Qwen2.5-Coder") and "…" in line.split(" · ")[0]  # the model name is cut first
+    for kept in ("세션 ffffffff…", "120턴 (컨텍스트 5)", "~13,456 토큰", "예산 10.3%", "트리밍함"):
+        assert kept in line, kept
+    plain = Status("x", "f" * 40, 12, 5, 3456, None, 131072, seconds=12.3, provider=LONG_MODEL)
+    assert status_line(plain, 100).endswith(" · 세션 ffffffff… · 12턴 (컨텍스트 5) · ~3,456 토큰 · 예산 2.6% · 12.3s")
+    crowded = Status("x", "f" * 40, 12345, 12, 123456, None, 131072, trimmed=3, summarized=True, seconds=123.4,
+                     provider=LONG_MODEL)
+    line = status_line(crowded, 100)  # then the seconds and the budget go, and the model name is cut further
+    assert cells(line) <= 100 and "123.4s" not in line and "12345턴" in line and "요약함" in line
+    short = Status("HCX-005", "demo", 1, 1, 500, None, 1000, provider="CLOVA Studio HCX-005 · ")
+    assert status_line(short, 100) == "CLOVA Studio HCX-005 · 세션 demo · 1턴 (컨텍스트 1) · ~500 토큰 · 예산 50.0% · 0.0s"
+
+
+def test_cut_and_fit_count_terminal_cells():
+    assert cells("가나다") == 6 and cut("가나다라", 5) == "가나…" and cut("abc", 3) == "abc"
+    assert fit_parts(["a" * 40, "b", "c"], 34, droppable=(2,)) == "a" * 25 + "… · b · c"
+    assert fit_parts(["a" * 40, "b", "c"], 26, droppable=(2,)) == "a" * 19 + "… · b"
+    assert fit_parts(["a" * 40, "b" * 5, "c"], 20, droppable=(2,)) == "a" * 11 + "… · bbbbb"
+    assert fit_parts(["a" * 5, "b" * 10, "c" * 10], 20, droppable=(2, 1)) == "aaaaa · bbbbbbbbbb"
+
+
+def test_the_local_models_note_is_in_help_and_at_the_start_not_on_the_status_line():
+    from client.core.config import Settings
+    from client.ui.provider_label import local_note, provider_lines
+
+    status, help_line = provider_lines(Settings(provider="local"))
+    assert "소형" not in status and "소형 모델" in help_line
+    assert "소형 모델" in (local_note(Settings(provider="local")) or "")
+    assert local_note(Settings(provider="local", provider_auto=True)) is None  # the start said so already
+    assert local_note(Settings(provider="clova")) is None
 
 
 def test_errors_are_one_red_line_on_the_screen_or_plain_on_a_redirected_stderr():

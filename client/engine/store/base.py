@@ -61,7 +61,8 @@ class Store(ABC):
     async def create_thread(self, thread_id: str, user_name: str) -> ThreadInfo: ...
 
     @abstractmethod
-    async def list_threads(self) -> list[ThreadInfo]: ...
+    async def list_threads(self) -> list[ThreadInfo]:
+        """The threads that have turns, most recently active first (an empty one is never listed)."""
 
     @abstractmethod
     async def set_title(self, thread_id: str, title: str) -> None: ...

@@ -166,7 +166,7 @@ class PostgresStore(Store):
         return info
 
     async def list_threads(self) -> list[ThreadInfo]:
-        rows = await self._all(f"SELECT {THREAD_COLS} FROM threads ORDER BY updated_at DESC")
+        rows = await self._all(f"SELECT {THREAD_COLS} FROM threads WHERE turns > 0 ORDER BY updated_at DESC")
         return [self._thread(r) for r in rows]
 
     async def set_title(self, thread_id: str, title: str) -> None:

@@ -108,7 +108,8 @@ class SqliteStore(Store):
 
     async def list_threads(self) -> list[ThreadInfo]:
         async with self.db.execute(
-            "SELECT thread_id, user_name, title, turns, created_at, updated_at FROM threads ORDER BY updated_at DESC"
+            "SELECT thread_id, user_name, title, turns, created_at, updated_at FROM threads WHERE turns > 0 "
+            "ORDER BY updated_at DESC"
         ) as cur:
             return [self._thread(r) for r in await cur.fetchall()]
 

@@ -1,4 +1,4 @@
-"""Context, memory and model commands: /context /compact /summary /tokens /memory /forget /model /help /clear."""
+"""Context, memory and model commands: /context /compact /summary /tokens /memory /forget /model /cls."""
 
 from __future__ import annotations
 
@@ -101,7 +101,8 @@ async def model(c: SlashContext, arg: str) -> None:
     c.r.info(t("model_switched", model=arg, budget=c.s.max_input_tokens))
 
 
-async def clear(c: SlashContext, arg: str) -> None:
+async def cls(c: SlashContext, arg: str) -> None:
+    """The screen only (as Ctrl-L at the prompt); /clear starts a fresh context."""
     c.r.clear()
 
 

@@ -30,6 +30,7 @@ async def _exit(c: SlashContext, arg: str) -> str:
 TABLE: tuple[Entry, ...] = (
     Entry("help", "", _help, ("h", "?")),
     Entry("new", "", threads.new),
+    Entry("clear", "", threads.clear),
     Entry("threads", "", threads.threads),
     Entry("resume", "ID", threads.resume),
     Entry("delete", "ID", threads.delete),
@@ -50,7 +51,7 @@ TABLE: tuple[Entry, ...] = (
     Entry("prompt", "서버:이름 키=값..", mcp.prompt),
     Entry("resources", "", mcp.resources),
     Entry("roots", "[PATH]", mcp.roots),
-    Entry("clear", "", ctx.clear),
+    Entry("cls", "", ctx.cls),
     Entry("exit", "", _exit, ("quit", "q")),
 )
 BY_NAME: dict[str, Entry] = {e.name: e for e in TABLE}

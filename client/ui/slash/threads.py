@@ -1,4 +1,4 @@
-"""Thread commands: /new /end /resume /threads /delete /export /title, and `mcp-chat threads`."""
+"""Thread commands: /new /clear /end /resume /threads /delete /export /title, and `mcp-chat threads`."""
 
 from __future__ import annotations
 
@@ -16,6 +16,13 @@ from client.ui.slash.base import YES, SlashContext
 
 async def new(c: SlashContext, arg: str) -> None:
     await c.switch(None)  # the memory update of the thread left happens in switch()
+
+
+async def clear(c: SlashContext, arg: str) -> None:
+    """As in Claude Code: a fresh context, i.e. a new thread on a cleared screen; the old thread is
+    kept (/threads, /resume). The screen alone: /cls or Ctrl-L."""
+    c.r.clear()
+    await c.switch(None)
 
 
 async def resolve_thread(c: SlashContext, arg: str) -> str | None:
