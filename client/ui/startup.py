@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from client.core.config import Settings
-from client.core.secrets import settings_secrets
+from client.core.secrets import remember, settings_secrets
 from client.ui.i18n import t
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list) -> int:
     # rich at a terminal, plain when piped; -p always plain (one answer, script-friendly)
     renderer = make_renderer() if settings.prompt is None else Renderer()
     secrets = [*settings_secrets(settings), *([runtime.api_key] if runtime.api_key else [])]
+    remember(secrets)  # masked in everything stored or printed from now on (client/core/secrets.py)
     permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), secrets=secrets)
     models = Models(settings, runtime)  # the one owner of the model: sampling, summaries, memory and the agent read it
     features = client_features(settings, models)
@@ -47,7 +48,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list) -> int:
         import webbrowser
 
         features.open_url = lambda url: webbrowser.open(url, new=2) if renderer.interactive else None
-    hub = ToolHub(specs, settings.debug, permissions, features)  # the REPL injects the terminal approver
+    hub = ToolHub(specs, settings.debug, permissions, features, stderr_sink=_server_stderr)  # the REPL injects the approver
     connecting = asyncio.get_running_loop().create_task(hub.connect(), name="mcp-connect")
     store = None
     try:
@@ -86,6 +87,15 @@ async def chat(settings: Settings, runtime: Runtime, specs: list) -> int:
         await hub.aclose()
         if store is not None:
             await store.close()
+
+
+def _server_stderr(line: str) -> None:
+    """--debug: a stdio server's stderr line, cleaned and masked like everything else we print."""
+    import sys
+
+    from client.ui.safe_text import screen
+
+    print(screen(line), file=sys.stderr, flush=True)
 
 
 def _build(settings: Settings, store: Any, tools: list, models: Models, gate: Any) -> Any:

@@ -53,10 +53,14 @@ _FN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 class ToolHub:
     def __init__(self, specs: list[ServerSpec] | None = None, debug: bool = False,
-                 permissions: Permissions | None = None, features: ClientFeatures | None = None) -> None:
+                 permissions: Permissions | None = None, features: ClientFeatures | None = None,
+                 stderr_sink: Callable[[str], None] | None = None) -> None:
+        """`stderr_sink`: with `debug`, where each line a stdio server writes to its stderr goes
+        (the ui cleans and masks it); without one, the servers write to ours directly."""
         self.permissions = permissions or Permissions()  # who may run what (permissions.py)
         self.features = features
-        self.servers = [ServerConn(s, debug, features) for s in (specs if specs is not None else [bundled_spec()])]
+        self.servers = [ServerConn(s, debug, features, stderr_sink)
+                        for s in (specs if specs is not None else [bundled_spec()])]
         if not debug:  # the SDK logs tracebacks (e.g. a server printing non-JSON); we report one line
             sdk_log = logging.getLogger("mcp")
             if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):

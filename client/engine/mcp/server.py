@@ -47,9 +47,11 @@ class ServerGone(Exception):
 
 
 class ServerConn:
-    def __init__(self, spec: ServerSpec, debug: bool = False, features: ClientFeatures | None = None) -> None:
+    def __init__(self, spec: ServerSpec, debug: bool = False, features: ClientFeatures | None = None,
+                 stderr_sink: Callable[[str], None] | None = None) -> None:
         self.spec = spec
         self.debug = debug
+        self.stderr_sink = stderr_sink  # --debug: the server's stderr lines, to be shown (cleaned) by the ui
         self.features = features  # elicitation, sampling, roots (None: clientInfo only)
         if features is not None and names_directories(spec):
             features.own_dirs.add(spec.name)
@@ -140,7 +142,10 @@ class ServerConn:
     async def _open(self, stack: AsyncExitStack) -> ClientSession:
         s = self.spec
         if s.transport == "stdio":
-            self._errlog = sys.stderr if self.debug else tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+            if self.debug:
+                self._errlog = _line_pipe(self.stderr_sink) if self.stderr_sink else sys.stderr
+            else:
+                self._errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
             params = StdioServerParameters(command=s.command, args=s.args, env=child_env(os.environ, given=s.env), cwd=s.cwd)
             read, write = await stack.enter_async_context(stdio_client(params, errlog=self._errlog))
         elif s.transport == "sse":
@@ -264,6 +269,25 @@ def _one_line(e: BaseException) -> str:
     if text == type(e).__name__:
         return text
     return text if isinstance(e, (OSError, McpError)) else f"{type(e).__name__}: {text}"
+
+
+def _line_pipe(sink: Callable[[str], None]) -> IO[str]:
+    """A file a child can write its stderr to; each line reaches `sink` (on a daemon thread).
+    Closing it (stop()) ends the thread once the child has let go of its end too."""
+    import threading
+
+    read_fd, write_fd = os.pipe()
+
+    def pump() -> None:
+        with os.fdopen(read_fd, encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                try:
+                    sink(line.rstrip("\n"))
+                except Exception:  # noqa: BLE001 - a display problem never stops the server
+                    pass
+
+    threading.Thread(target=pump, name="mcp-stderr", daemon=True).start()
+    return os.fdopen(write_fd, "w", encoding="utf-8")
 
 
 def _with_stderr(text: str, log: IO[str] | None) -> str:
