@@ -143,6 +143,10 @@ class Redactor:
                         a -= 1
                     while b < len(text) and b - i + off < len(s) and text[b] == s[b - i + off]:
                         b += 1
+                    while a < b and text[a].isspace():  # "Bearer <token>": the mask keeps the space
+                        a += 1
+                    while b > a and text[b - 1].isspace():
+                        b -= 1
                     if b - a >= FRAGMENT:
                         found.append((a, b))
                 i = text.find(gram, i + 1)

@@ -10,6 +10,7 @@ tool arguments and results sit in fences longer than any inside them.
 from __future__ import annotations
 
 import json
+import re
 from typing import Callable, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -50,7 +51,8 @@ def to_json(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]], se
     return json_text(doc, extra=secrets)
 
 
-MD_MASK = r"\*\*\*"  # the mask in Markdown prose (a bare `***` line would be a thematic break)
+_HOLE = "\ue000"  # where a secret was, until the prose is laid out
+_ALONE = re.compile(rf"^([ \t]*){_HOLE}([ \t]*)$", re.M)
 
 
 def perm_words(label: str) -> str:
@@ -61,8 +63,8 @@ def perm_words(label: str) -> str:
 
 def to_markdown(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]], secrets: Sequence[str] = ()) -> str:
     """The thread as Markdown; every known secret and `secrets` masked."""
-    def prose(text: str) -> str:
-        return mask(text, MD_MASK, secrets)
+    def prose(text: str) -> str:  # a line that is only the mask would be a thematic break: escaped there
+        return _ALONE.sub(r"\1\\*\\*\\*\2", mask(text, _HOLE, secrets)).replace(_HOLE, MASK)
 
     def raw(text: str) -> str:
         return mask(text, MASK, secrets)
