@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Sequence, TextIO
 
 from client.core.secrets import mask, redact, redactor  # noqa: F401 - the one redactor, re-exported for ui modules
 from client.ui.i18n import t
-from client.ui.safe_text import clean, escape_invisible, one_line, screen  # noqa: F401 - the one terminal sanitizer, re-exported
+from client.ui.safe_text import StreamCleaner, clean, escape_invisible, one_line, screen  # noqa: F401 - the one terminal sanitizer, re-exported
 
 if TYPE_CHECKING:
     from client.engine.mcp.hub import ToolProgress
@@ -94,6 +94,7 @@ class Renderer:
         self.meta = self.out if self.tty else self.err  # where `info` goes
         self._mid_line = False
         self._held = ""  # the streamed answer's tail that may still become a secret
+        self._cleaner = StreamCleaner()  # and an escape sequence split across chunks
 
     def line(self, text: str = "") -> None:
         self.end_stream()
@@ -118,7 +119,7 @@ class Renderer:
             self.info(text)
 
     def stream(self, delta: str) -> None:
-        self._held += clean(delta)
+        self._held += self._cleaner.feed(delta)
         text, cut = redactor().settled(self._held)
         self._held = self._held[cut:]
         self._write(text)
@@ -130,7 +131,7 @@ class Renderer:
             self._mid_line = not text.endswith("\n")
 
     def end_stream(self) -> None:
-        held, self._held = self._held, ""
+        held, self._held = self._held + self._cleaner.flush(), ""
         self._write(mask(held))
         if self._mid_line:
             self.out.write("\n")

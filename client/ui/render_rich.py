@@ -112,7 +112,7 @@ class RichRenderer(Renderer):
         self.console.print(renderable, markup=False, highlight=False)
 
     def _flush_answer(self) -> None:
-        text, self._answer = mask(self._answer), ""
+        text, self._answer = mask(self._answer + self._cleaner.flush()), ""
         if text.strip():
             self._print(Markdown(text))
 
@@ -145,7 +145,7 @@ class RichRenderer(Renderer):
     hint = line_dim
 
     def stream(self, delta: str) -> None:
-        self._answer += clean(delta)
+        self._answer += self._cleaner.feed(delta)
 
     def end_stream(self) -> None:
         self._flush_answer()

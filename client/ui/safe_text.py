@@ -39,6 +39,34 @@ def clean(text: str) -> str:
     return _CTRL.sub("", _SEQ8.sub("", _SEQ.sub("", text.replace("\r\n", "\n"))))
 
 
+# a sequence that has ended (its final byte or terminator arrived): what a stream may clean now
+_ENDED = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)|(?![\[\]PX^_])[ -/]*[0-~])"
+                    r"|\x9b[0-?]*[ -/]*[@-~]|[\x90\x98\x9d\x9e\x9f][^\x07\x9c\x1b]*[\x07\x9c]")
+_STARTS = "\x1b\x9b\x90\x98\x9d\x9e\x9f"
+MAX_PENDING = 4096  # a sequence still open after this many characters is cleaned as it is
+
+
+class StreamCleaner:
+    """`clean` for text that arrives in chunks: an escape sequence split across chunks is held
+    until it ends, so its body ("]0;PWNED") never shows as text either."""
+
+    def __init__(self) -> None:
+        self._raw = ""
+
+    def feed(self, chunk: str) -> str:
+        raw = self._raw + chunk
+        i = max(raw.rfind(c) for c in _STARTS)
+        if i < 0 or len(raw) - i > MAX_PENDING or _ENDED.match(raw, i):
+            self._raw = ""
+            return clean(raw)
+        self._raw = raw[i:]
+        return clean(raw[:i])
+
+    def flush(self) -> str:
+        raw, self._raw = self._raw, ""
+        return clean(raw)
+
+
 def screen(text: str) -> str:
     """`text` as it may reach a terminal: cleaned, then known secrets masked (cleaning first, so
     an escape sequence or zero-width character inside a secret cannot hide it from the mask)."""
