@@ -21,7 +21,7 @@ from client.engine.store import ThreadInfo
 from client.engine.store.codec import role_of
 from client.ui.i18n import t
 from client.ui.md_blocks import code_span, contained, fenced, inline
-from client.ui.safe_text import escape_invisible, json_text
+from client.ui.safe_text import clean, escape_invisible, json_text
 
 
 def to_json(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]], secrets: Sequence[str] = ()) -> str:
@@ -61,13 +61,15 @@ def perm_words(label: str) -> str:
     return t("export_perm_" + kind, why=t("perm_why_" + why))
 
 
-def to_markdown(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]], secrets: Sequence[str] = ()) -> str:
-    """The thread as Markdown; every known secret and `secrets` masked."""
+def to_markdown(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]], secrets: Sequence[str] = (),
+                terminal: bool = False) -> str:
+    """The thread as Markdown; every known secret and `secrets` masked. For a `terminal` every
+    text is cleaned (client/ui/safe_text.py) instead of having its controls written out."""
     def prose(text: str) -> str:  # a line that is only the mask would be a thematic break: escaped there
-        return _ALONE.sub(r"\1\\*\\*\\*\2", mask(text, _HOLE, secrets)).replace(_HOLE, MASK)
+        return _ALONE.sub(r"\1\\*\\*\\*\2", raw(text, _HOLE)).replace(_HOLE, MASK)
 
-    def raw(text: str) -> str:
-        return mask(text, MASK, secrets)
+    def raw(text: str, hole: str = MASK) -> str:
+        return mask(clean(text) if terminal else text, hole, secrets)
 
     lines = [f"# {inline(prose(info.title if info and info.title else (info.thread_id if info else '')))}", ""]
     if info:

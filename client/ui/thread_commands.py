@@ -87,8 +87,9 @@ async def run_export(db: str, thread: str, fmt: str) -> int:
         if info is None:
             raise StoreError("no_thread", id=thread)
         rows = await store.transcript(thread)
-        text = to_json(info, rows) + "\n" if fmt == "json" else to_markdown(info, rows)
-        sys.stdout.write(screen(text) if sys.stdout.isatty() else text)  # a file or pipe keeps the text
+        tty = sys.stdout.isatty()  # a terminal gets the text cleaned; a file or pipe keeps it (controls written out)
+        text = to_json(info, rows) + "\n" if fmt == "json" else to_markdown(info, rows, terminal=tty)
+        sys.stdout.write(screen(text) if tty else text)
     finally:
         await store.close()
     return EXIT_OK

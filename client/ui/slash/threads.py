@@ -75,8 +75,10 @@ async def delete(c: SlashContext, arg: str) -> None:
 async def export(c: SlashContext, path: str) -> None:
     data = await c.session.threads.export()
     secrets = settings_secrets(c.s)  # a key given with --api-key too, not only the environment's
-    fmt = to_json if path.endswith(".json") else to_markdown
-    text = fmt(data.info, data.rows, secrets)  # masked; a file keeps the text (controls written out)
+    if path.endswith(".json"):
+        text = to_json(data.info, data.rows, secrets)
+    else:  # masked; a file or pipe keeps the text (controls written out), a terminal gets it cleaned
+        text = to_markdown(data.info, data.rows, secrets, terminal=not path and c.r.tty)
     if path:
         try:
             Path(path).expanduser().write_text(text, encoding="utf-8")
