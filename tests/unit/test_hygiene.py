@@ -49,6 +49,19 @@ def test_a_streamed_secret_is_never_shown_in_part():
     assert shown + r(held) == "답: *** 그리고 ***"
 
 
+def test_a_secret_with_spaces_is_held_whole_in_a_stream():
+    phrase = "correct horse battery staple"  # no space-free part of 12 characters: masked only whole
+    r = Redactor([phrase, "Bearer tok-0123456789abcdef"])
+    text = f"비번은 {phrase} 이고 헤더는 Bearer tok-0123456789abcdef, 토큰만 tok-0123456789ab 끝"
+    shown, held = "", ""
+    for ch in text:
+        held += ch
+        head, n = r.settled(held)
+        shown, held = shown + head, held[n:]
+        assert "horse battery" not in shown
+    assert shown + r(held) == "비번은 *** 이고 헤더는 ***, 토큰만 *** 끝"
+
+
 def test_url_credentials_and_their_display():
     url = "https://bob:pa%24s-word@mcp.example/mcp?api_key=LIT-1234&q=서울&access_token=tok+en&x=1#frag"
     found = url_credentials(url)
