@@ -137,7 +137,7 @@ class Threads:
         await self.store.delete_thread(thread_id)
 
     async def rename(self, title: str) -> None:
-        await self.store.set_title(self.id, title)  # the store masks it, then cuts it (codec.title)
+        await self.store.set_title(self.id, title)  # the store masks it, then cuts it (codec.stored_title)
 
     async def export(self) -> ThreadExport:
         return ThreadExport(await self.store.get_thread(self.id), await self.store.transcript(self.id))

@@ -17,9 +17,10 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence, TextIO
 
-from client.core.secrets import mask, redact, redactor  # noqa: F401 - the one redactor, re-exported for ui modules
+# the one redactor and the one terminal sanitizer, re-exported for ui modules
+from client.core.secrets import mask, redact, redactor  # noqa: F401
 from client.ui.i18n import t
-from client.ui.safe_text import StreamCleaner, clean, escape_invisible, one_line, screen  # noqa: F401 - the one terminal sanitizer, re-exported
+from client.ui.safe_text import StreamCleaner, clean, escape_invisible, one_line, screen  # noqa: F401
 
 if TYPE_CHECKING:
     from client.engine.mcp.hub import ToolProgress

@@ -113,7 +113,7 @@ def test_transcript_rows_and_titles_are_masked():
     remember([KEY])
     rows, _, title = codec.number_rows("t", [HumanMessage(content=f"제 키 {KEY} 입니다", id="m1")], 0, "", 0, 0.0)
     assert KEY[:FRAGMENT] not in rows[0][4] and title == "제 키 *** 입니다"
-    assert codec.title(f"새 제목 {KEY}") == "새 제목 ***"
+    assert codec.stored_title(f"새 제목 {KEY}") == "새 제목 ***"
 
 
 def test_clean_removes_what_acts_on_or_hides_from_a_terminal():

@@ -46,7 +46,7 @@ def encode(m: BaseMessage) -> str:
     return json.dumps(mask_value(d), ensure_ascii=False, separators=(",", ":"))
 
 
-def title(text: str) -> str:
+def stored_title(text: str) -> str:
     """A thread's title as stored: one line, known secrets masked, at most TITLE_MAX characters."""
     return mask(" ".join(text.split()))[:TITLE_MAX]
 

@@ -165,7 +165,7 @@ class PostgresStore(Store):
         return [self._thread(r) for r in rows]
 
     async def set_title(self, thread_id: str, title: str) -> None:
-        await self._run("UPDATE threads SET title=%s WHERE thread_id=%s", (codec.title(title), thread_id))
+        await self._run("UPDATE threads SET title=%s WHERE thread_id=%s", (codec.stored_title(title), thread_id))
 
     async def known_ids(self, thread_id: str, ids: Sequence[str]) -> set[str]:
         ids = [i for i in ids if i]

@@ -174,7 +174,7 @@ class SqliteStore(Store):
 
     async def set_title(self, thread_id: str, title: str) -> None:
         async with self.checkpointer.lock:
-            await self._run("UPDATE threads SET title=? WHERE thread_id=?", (codec.title(title), thread_id))
+            await self._run("UPDATE threads SET title=? WHERE thread_id=?", (codec.stored_title(title), thread_id))
             await self.db.commit()
 
     async def known_ids(self, thread_id: str, ids: Sequence[str]) -> set[str]:
