@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from client.core.context import is_synthetic, text_of
-from client.core.secrets import MASK, Redactor, mask
+from client.core.secrets import MASK, Redactor, known
 from client.engine.store import ThreadInfo
 from client.engine.store.codec import role_of
 from client.ui.i18n import t
@@ -65,11 +65,13 @@ def to_markdown(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]]
                 terminal: bool = False) -> str:
     """The thread as Markdown; every known secret and `secrets` masked. For a `terminal` every
     text is cleaned (client/ui/safe_text.py) instead of having its controls written out."""
+    r = Redactor([*known(), *secrets])
+
     def prose(text: str) -> str:  # a line that is only the mask would be a thematic break: escaped there
         return _ALONE.sub(r"\1\\*\\*\\*\2", raw(text, _HOLE)).replace(_HOLE, MASK)
 
     def raw(text: str, hole: str = MASK) -> str:
-        return mask(clean(text) if terminal else text, hole, secrets)
+        return r(clean(text) if terminal else text, hole)
 
     lines = [f"# {inline(prose(info.title if info and info.title else (info.thread_id if info else '')))}", ""]
     if info:
@@ -87,7 +89,7 @@ def to_markdown(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]]
             last_turn = turn
             lines += [t("export_turn", n=turn), ""]
         lines += _message(m, prose, raw)
-    return Redactor(secrets)(mask("\n".join(lines).rstrip() + "\n"))  # a backstop: each piece is masked
+    return r("\n".join(lines).rstrip() + "\n")  # a backstop: each piece is masked already
 
 
 def _message(m: BaseMessage, prose: Callable[[str], str], raw: Callable[[str], str]) -> list[str]:
