@@ -1,15 +1,24 @@
 """Secrets: which values must never be shown or stored, and the one way to mask them.
 
-Everything that leaves the program as text (rendered errors and notices, --debug
-tracebacks, exports, database rows, tool errors) goes through a `Redactor`. It
-masks every occurrence of every secret at once, so a secret that contains
-another (or overlaps it) never leaves a tail behind.
+Every secret the process learns (the provider key, the Naver credentials, an MCP server's
+credential headers and secret-looking env values, OAuth tokens, credentials in URLs) is
+`remember`ed here, and the environment's are always known. `mask(text)` masks all of them: the
+store calls it on the way in (checkpoint blobs, transcript rows, titles, memory) and the ui on
+the way out (screen, exports, errors, --debug), so no path needs its own list.
+
+The rule (docs/security.md): every occurrence of a known secret of MIN_LEN or more characters,
+and every run of FRAGMENT or more consecutive characters of a known secret (a prefix, suffix or
+middle piece a model or server echoed; for a value with spaces, such as `Bearer <token>`, of a
+space-free part of it), becomes MASK. Overlapping or touching matches become one mask, so a
+secret that contains another never leaves a tail behind.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Iterable, Mapping
+import re
+from typing import Any, Iterable, Mapping
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from client.core.config import MASK, Settings, url_passwords
 from client.core.pg_url import mask_url
@@ -17,8 +26,18 @@ from client.core.pg_url import mask_url
 # Environment variables whose values are credentials, wherever they are read.
 SECRET_VARS = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "OPENAI_API_KEY", "NAVER_CLIENT_SECRET", "NAVER_CLIENT_ID")
 DB_VAR = "CHECKPOINT_DB"  # may be a postgresql:// URL with a password
+URL_VARS = ("MCP_SERVER_URL", "CLOVA_STUDIO_BASE_URL", "OPENAI_BASE_URL", "NAVER_API_BASE_URL", "MCP_CHAT_LOCAL_URL")
 # Shorter values are not credentials and would mask ordinary words ("1", "on", "dev").
 MIN_LEN = 4
+FRAGMENT = 12  # a run this long of a known secret is masked wherever it appears
+_ANCHOR = FRAGMENT // 2  # see Redactor
+CACHE_FROM, CACHE_SIZE = 64, 4096  # texts this long are remembered masked (Redactor), this many at most
+# Names (headers, env variables, URL query parameters) whose values are credentials.
+SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|auth|credential|cookie|session|signature|^sig$", re.I)
+
+
+def looks_secret(name: str) -> bool:
+    return bool(SECRET_NAME.search(name))
 
 
 def keep(values: Iterable[str]) -> list[str]:
@@ -26,15 +45,49 @@ def keep(values: Iterable[str]) -> list[str]:
     return sorted({v for v in values if v and len(v) >= MIN_LEN}, key=lambda v: (-len(v), v))
 
 
+def url_credentials(url: str) -> list[str]:
+    """What a URL carries as credentials: its userinfo password and the values of query
+    parameters with secret-looking names (`?api_key=...`, `&token=...`), raw and decoded."""
+    if not url or "://" not in url:
+        return []
+    found = list(url_passwords(url))
+    try:
+        query = urlsplit(url).query
+    except ValueError:
+        query = url.partition("?")[2]
+    for raw in query.split("&"):
+        name, sep, value = raw.partition("=")
+        if sep and value and looks_secret(unquote(name)):
+            found += [value, unquote(value.replace("+", " "))]
+    return keep(found)
+
+
+def mask_url_credentials(url: str) -> str:
+    """The URL as it may be shown: password and secret-looking query values replaced by ***."""
+    out = mask_url(url)
+    head, sep, query = out.partition("?")
+    if not sep:
+        return out
+    query, hash_, frag = query.partition("#")
+    parts = []
+    for raw in query.split("&"):
+        name, eq, value = raw.partition("=")
+        parts.append(f"{name}={MASK}" if eq and value and looks_secret(unquote(name)) else raw)
+    return head + "?" + "&".join(parts) + hash_ + frag
+
+
 def env_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Secret values in the environment: the API keys and the password of CHECKPOINT_DB."""
+    """Secret values in the environment: the API keys, the password of CHECKPOINT_DB and the
+    credentials in the URL variables."""
     env = os.environ if environ is None else environ
-    return keep([*(env.get(n, "") for n in SECRET_VARS), *url_passwords(env.get(DB_VAR, ""))])
+    return keep([*(env.get(n, "") for n in SECRET_VARS), *url_passwords(env.get(DB_VAR, "")),
+                 *(c for n in URL_VARS for c in url_credentials(env.get(n, "")))])
 
 
 def settings_secrets(s: Settings) -> list[str]:
-    """What a run must never print or store: its key, the environment's secrets, a --db password."""
-    return keep([s.api_key or "", *env_secrets(), *url_passwords(s.db or "")])
+    """What a run must never print or store: its key, the environment's secrets, a --db password,
+    the credentials in its base URL."""
+    return keep([s.api_key or "", *env_secrets(), *url_passwords(s.db or ""), *url_credentials(s.base_url or "")])
 
 
 def spec_secrets(env: Mapping[str, str] | None = None, headers: Mapping[str, str] | None = None,
@@ -43,51 +96,200 @@ def spec_secrets(env: Mapping[str, str] | None = None, headers: Mapping[str, str
     `Authorization: Bearer <token>` (a server may echo the token without the scheme)."""
     found = [*(env or {}).values(), *extra]
     for value in (headers or {}).values():
-        found.append(value)
-        parts = value.split(None, 1)
-        if len(parts) == 2:  # "<scheme> <credentials>"
-            found.append(parts[1].strip())
+        found += [value, *_bare(value)]
     return keep(found)
 
 
+def credential_values(env: Mapping[str, str] | None = None, headers: Mapping[str, str] | None = None) -> list[str]:
+    """The values of an entry that are credentials by their name (Authorization, X-Api-Key,
+    GITHUB_TOKEN, ...): known to the whole process, not only to that server's own output."""
+    found: list[str] = []
+    for name, value in [*(env or {}).items(), *(headers or {}).items()]:
+        if looks_secret(name):
+            found += [value, *_bare(value)]
+    return keep(found)
+
+
+def _bare(value: str) -> list[str]:
+    parts = value.split(None, 1)  # "<scheme> <credentials>"
+    return [parts[1].strip()] if len(parts) == 2 else []
+
+
 class Redactor:
-    """Masks a fixed set of secrets; build it once from the collected values."""
+    """Masks a fixed set of secrets (the rule in the module's docstring); build it once.
+
+    Pieces are found by sampling the text, not by searching for every secret: a run of FRAGMENT
+    or more characters covers a text position that is a multiple of ANCHOR with a whole ANCHOR-gram
+    of the run after it, so looking up every ANCHOR-th gram of the text among all the grams of the
+    secrets finds each run (then widened both ways), in time linear in the text whatever the secrets;
+    only stretches made of the secrets' characters are looked at."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self.secrets = keep(secrets)
+        # whole occurrences: secrets too short to have pieces, and those with spaces ("Bearer <token>")
+        self._short = [s for s in self.secrets if len(s) < FRAGMENT or any(c.isspace() for c in s)]
+        self._grams: dict[str, list[tuple[str, int]]] = {}  # gram -> (secret or space-free part of one, offset)
+        for part in {p for s in self.secrets for p in s.split() if len(p) >= FRAGMENT}:
+            for off in range(len(part) - _ANCHOR + 1):
+                self._grams.setdefault(part[off:off + _ANCHOR], []).append((part, off))
+        # where a run can be at all: FRAGMENT or more characters that occur in the secrets
+        chars = sorted({c for g in self._grams for c in g})
+        self._region = re.compile("[" + "".join(re.escape(c) for c in chars) + "]{%d,}" % FRAGMENT) if chars else None
+        self._done: dict[str, str] = {}  # masked texts: a checkpoint writes the same messages again and again
+        self._hold = max([FRAGMENT, *(len(s) for s in self._short)])  # see settled()
 
-    def __call__(self, text: str) -> str:
-        if not text or not self.secrets:
-            return text
-        spans: list[tuple[int, int]] = []
-        for s in self.secrets:  # every occurrence, overlapping ones included
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where secrets (and long enough runs of them) sit in `text`: sorted, merged (start, end)."""
+        found: list[tuple[int, int]] = []
+        for s in self._short:  # whole occurrences, overlapping ones included
             i = text.find(s)
             while i >= 0:
-                spans.append((i, i + len(s)))
+                found.append((i, i + len(s)))
                 i = text.find(s, i + 1)
-        if not spans:
+        if self._region is not None and len(text) >= FRAGMENT:
+            for m in self._region.finditer(text):
+                found += [(a + m.start(), b + m.start()) for a, b in self._runs(m.group())]
+        if not found:
+            return []
+        found.sort()
+        merged = [found[0]]
+        for a, b in found[1:]:  # overlapping or touching spans: one mask per run
+            if a <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+            else:
+                merged.append((a, b))
+        return merged
+
+    def _runs(self, text: str) -> list[tuple[int, int]]:
+        found: list[tuple[int, int]] = []
+        seen: set[tuple[str, int]] = set()  # (secret, where it would start in text): widened once
+        grams, n = self._grams, len(text)
+        for j in [j for j in range(0, n - _ANCHOR + 1, _ANCHOR) if text[j:j + _ANCHOR] in grams]:
+            for s, off in grams[text[j:j + _ANCHOR]]:
+                if (s, j - off) in seen:
+                    continue
+                seen.add((s, j - off))
+                a, b = j, j + _ANCHOR  # the longest run of `s` through this hit, aligned at `off`
+                while a > 0 and a - j + off > 0 and text[a - 1] == s[a - 1 - j + off]:
+                    a -= 1
+                while b < n and b - j + off < len(s) and text[b] == s[b - j + off]:
+                    b += 1
+                if b - a >= FRAGMENT:
+                    found.append((a, b))
+        return found
+
+    def __call__(self, text: str, replacement: str = MASK) -> str:
+        if not text or not self.secrets:
             return text
-        spans.sort()
-        out, pos = [], 0
-        start, end = spans[0]
-        for a, b in spans[1:]:  # merge overlapping or touching spans: one mask per run
-            if a <= end:
-                end = max(end, b)
-                continue
-            out += [text[pos:start], MASK]
-            pos, (start, end) = end, (a, b)
-        out += [text[pos:start], MASK, text[end:]]
-        return "".join(out)
+        if replacement != MASK or len(text) < CACHE_FROM:
+            return _apply(text, self.spans(text), replacement)
+        done = self._done.get(text)
+        if done is None:
+            if len(self._done) >= CACHE_SIZE:
+                self._done.clear()
+            done = self._done[text] = _apply(text, self.spans(text), replacement)
+        return done
+
+    def settled(self, text: str) -> tuple[str, int]:
+        """For text that is still growing (a streamed answer): the masked form of the longest
+        prefix no continuation can turn into (part of) a secret, and where that prefix ends."""
+        if not self.secrets:
+            return text, len(text)
+        spans = self.spans(text)
+        cut = max(0, len(text) - self._hold)  # a secret starting before this is whole in `text`, or a run of it is
+        for a, b in spans:
+            if a < cut < b or (b == len(text) and a < cut):
+                cut = a
+        head = text[:cut]
+        return _apply(head, [(a, b) for a, b in spans if b <= cut]), cut
 
     def __bool__(self) -> bool:
         return bool(self.secrets)
 
 
+def _apply(text: str, spans: list[tuple[int, int]], replacement: str = MASK) -> str:
+    if not spans:
+        return text
+    out, pos = [], 0
+    for a, b in spans:
+        out += [text[pos:a], replacement]
+        pos = b
+    return "".join(out) + text[pos:]
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """`text` with every secret masked (for a one-off; keep a Redactor when masking often)."""
-    return Redactor(secrets)(text)
+    """`text` with `secrets` and every secret the process knows masked."""
+    return mask(Redactor(secrets)(text))
 
 
 def redact_db_error(text: str, url: str) -> str:
     """A driver's message about `url`: the URL shown masked, its password (raw or decoded) gone."""
     return mask_url(Redactor(url_passwords(url))(text.replace(url, mask_url(url))))
+
+
+# -- the secrets this process knows ------------------------------------------------------------
+_remembered: set[str] = set()
+_cache: tuple[tuple[str, ...], Redactor] | None = None
+
+
+def remember(values: Iterable[str]) -> None:
+    """Make values known secrets of this process (masked by `mask` from now on)."""
+    _remembered.update(keep(values))
+
+
+def known() -> list[str]:
+    """Every secret known now: the remembered ones and the environment's."""
+    return keep([*_remembered, *env_secrets()])
+
+
+def redactor() -> Redactor:
+    """The Redactor over `known()` (rebuilt only when that changes)."""
+    global _cache
+    now = tuple(known())
+    if _cache is None or _cache[0] != now:
+        _cache = (now, Redactor(now))
+    return _cache[1]
+
+
+def mask(text: str, replacement: str = MASK, extra: Iterable[str] = ()) -> str:
+    """`text` with every known secret (and `extra`), and every long enough run of one, masked."""
+    if not text:
+        return text
+    return (Redactor([*known(), *extra]) if extra else redactor())(text, replacement)
+
+
+def mask_value(value: Any, extra: Iterable[str] = ()) -> Any:
+    """`value` with `mask` applied to every string inside it: dicts (values, not keys), lists,
+    tuples and LangChain messages (a copy; the same object when nothing changed)."""
+    extra = list(extra)
+    return _walk(value, Redactor([*known(), *extra]) if extra else redactor())
+
+
+def _walk(value: Any, r: Redactor) -> Any:
+    if isinstance(value, str):
+        return r(value) if value else value
+    if isinstance(value, dict):
+        out = {k: _walk(v, r) for k, v in value.items()}
+        return value if all(out[k] is value[k] for k in value) else out
+    if isinstance(value, (list, tuple)):
+        items = [_walk(v, r) for v in value]
+        if all(a is b for a, b in zip(items, value)):
+            return value
+        if isinstance(value, list):
+            return items
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)  # namedtuple or tuple
+    if _is_message(value):
+        changed = {}
+        for name in type(value).model_fields:
+            if name in ("id", "type"):
+                continue
+            old = getattr(value, name, None)
+            new = _walk(old, r)
+            if new is not old:
+                changed[name] = new
+        return value.model_copy(update=changed) if changed else value
+    return value
+
+
+def _is_message(value: Any) -> bool:
+    return type(value).__module__.startswith("langchain_core.messages") and hasattr(value, "model_copy")

@@ -151,7 +151,7 @@ class Threads:
         await self.store.delete_thread(thread_id)
 
     async def rename(self, title: str) -> None:
-        await self.store.set_title(self.id, title[:100])
+        await self.store.set_title(self.id, title)  # the store masks it, then cuts it (codec.stored_title)
 
     async def export(self) -> ThreadExport:
         return ThreadExport(await self.store.get_thread(self.id), await self.store.transcript(self.id))

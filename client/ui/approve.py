@@ -14,7 +14,7 @@ from rich.text import Text
 
 from client.ui.i18n import t
 from client.engine.frontend import ApprovalRequest
-from client.ui.render import clean
+from client.ui.safe_text import escape_invisible, screen
 from client.ui.render_rich import RichRenderer
 
 # answer -> keys (the Korean 2-set layout puts ㅛ/ㅁ/ㄴ/ㅜ on y/a/s/n)
@@ -44,13 +44,13 @@ class TerminalApprover:
     def show(self, req: ApprovalRequest) -> None:
         out = self.r.console
         out.print(Text.assemble(("? ", "bold yellow"), (t("perm_title"), "bold")))
-        out.print(Text.assemble((f"  {t('perm_server')}: ", "dim"), clean(req.server), (f"  ({clean(req.where)})", "dim")))
-        tool = Text.assemble((f"  {t('perm_tool')}: ", "dim"), (clean(req.tool), "bold cyan"))
+        out.print(Text.assemble((f"  {t('perm_server')}: ", "dim"), screen(req.server), (f"  ({screen(req.where)})", "dim")))
+        tool = Text.assemble((f"  {t('perm_tool')}: ", "dim"), (screen(req.tool), "bold cyan"))
         if req.destructive:
             tool.append(f"  {t('perm_destructive')}", style="yellow")
         out.print(tool)
         out.print(Text(f"  {t('perm_args')}:", style="dim"))
-        for line in clean(req.args).splitlines():
+        for line in screen(escape_invisible(req.args)).splitlines():  # JSON: \u202e shown, not obeyed
             out.print(Text("    " + line), overflow="fold")
         if req.hidden:
             out.print(Text("    " + t("perm_more", n=req.hidden), style="dim"))

@@ -193,68 +193,6 @@ async def _chat(settings: Settings, runtime: Runtime, specs: list, store: Store)
     return await chat(settings, runtime, specs, store)
 
 
-def _missing_file(db: str) -> bool:
-    """A SQLite path with no file behind it: read-only commands must not create one."""
-    from client.core.pg_url import is_postgres_url
-
-    return not is_postgres_url(db) and not Path(db).exists()
-
-
-async def run_threads(db: str) -> int:
-    from client.ui.render import Renderer
-
-    if _missing_file(db):
-        Renderer().line(t("threads_empty"))
-        return EXIT_OK
-    from client.ui.repl import print_threads
-    from client.engine.store import open_store
-
-    store = await open_store(db, readonly=True)  # nothing written, whatever the permissions
-    try:
-        await print_threads(store, Renderer())
-    finally:
-        await store.close()
-    return EXIT_OK
-
-
-async def run_export(db: str, thread: str, fmt: str) -> int:
-    from client.engine.store import StoreError
-
-    if _missing_file(db):
-        raise StoreError("no_thread", id=thread)
-    from client.ui.export import to_json, to_markdown
-    from client.engine.store import open_store
-
-    store = await open_store(db, readonly=True)
-    try:
-        info = await store.get_thread(thread)
-        if info is None:
-            raise StoreError("no_thread", id=thread)
-        rows = await store.transcript(thread)
-        sys.stdout.write(to_json(info, rows) + "\n" if fmt == "json" else to_markdown(info, rows))
-    finally:
-        await store.close()
-    return EXIT_OK
-
-
-async def run_delete(db: str, thread: str) -> int:
-    from client.engine.store import StoreError
-
-    if _missing_file(db):
-        raise StoreError("no_thread", id=thread)
-    from client.engine.store import open_store
-
-    store = await open_store(db)
-    try:
-        if not await store.delete_thread(thread):
-            raise StoreError("no_thread", id=thread)
-        await store.vacuum()  # give the space back now: delete is explicit and rare
-        print(t("deleted", id=thread))
-    finally:
-        await store.close()
-    return EXIT_OK
-
-
 def run_completion(shell: str) -> int:
     import shtab
 
@@ -270,15 +208,20 @@ def dispatch(args: argparse.Namespace) -> int:
 
     env_settings.check_every_command()
     if args.cmd == "chat":
+        from client.ui.safe_text import guard_logging
+
+        guard_logging()  # library warnings are cleaned and masked like everything we print
         settings = resolve(args)
         settings = dataclasses.replace(settings, prompt=read_prompt(args))  # after the options: errors first
         return asyncio.run(run_chat(settings))
-    if args.cmd == "threads":
-        return asyncio.run(run_threads(resolve_db(args)))
-    if args.cmd == "export":
-        return asyncio.run(run_export(resolve_db(args), args.thread, args.format))
-    if args.cmd == "delete":
-        return asyncio.run(run_delete(resolve_db(args), args.thread))
+    if args.cmd in ("threads", "export", "delete"):
+        from client.ui import thread_commands as tc
+
+        if args.cmd == "threads":
+            return asyncio.run(tc.run_threads(resolve_db(args)))
+        if args.cmd == "export":
+            return asyncio.run(tc.run_export(resolve_db(args), args.thread, args.format))
+        return asyncio.run(tc.run_delete(resolve_db(args), args.thread))
     if args.cmd == "trust":
         return run_trust(args.dir, args.revoke, args.real_env)
     if args.cmd in ("daemon", "local"):
@@ -305,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
             args.folder_trusted = settle(getattr(args, "db", None), real_env)
         return dispatch(args)
     except ConfigError as e:
-        print(t(e.key, **e.fmt), file=sys.stderr)
+        _error_line(t(e.key, **e.fmt))
         return EXIT_CONFIG
     except KeyboardInterrupt:
         return 130
@@ -319,25 +262,32 @@ def report(e: Exception, argv: list[str], debug: bool) -> int:
     """One line for an expected error (Korean unless --lang en); a traceback only with --debug."""
     from client.core.config import url_passwords
     from client.core.faults import AuthError, one_line
-    from client.core.secrets import Redactor, env_secrets
+    from client.core.secrets import Redactor
     from client.engine.local.weights import SetupError
     from client.engine.store import StoreError
     from client.ui.render import debug_traceback
 
+    redact = Redactor([pw for a in argv for pw in url_passwords(a)])  # a --db URL's password too
     if isinstance(e, StoreError):
-        print(t(e.key, **e.fmt), file=sys.stderr)
+        _error_line(redact(t(e.key, **e.fmt)))
         return EXIT_RUNTIME
     if isinstance(e, AuthError):
-        print(t("auth_failed", err=str(e)), file=sys.stderr)
+        _error_line(t("auth_failed", err=str(e)))
         return EXIT_CONFIG
     if isinstance(e, SetupError):  # --provider local could not build, fetch or start its model
-        print(t("local_failed", err=t(e.key, **e.fmt)), file=sys.stderr)
+        _error_line(t("local_failed", err=t(e.key, **e.fmt)))
         return EXIT_RUNTIME
-    redact = Redactor(env_secrets() + [pw for a in argv for pw in url_passwords(a)])  # a --db URL's password too
     if debug:
         print(debug_traceback(redact.secrets), file=sys.stderr)
-    print(t("turn_error", err=redact(one_line(e))), file=sys.stderr)
+    _error_line(t("turn_error", err=redact(one_line(e))))
     return EXIT_RUNTIME
+
+
+def _error_line(text: str) -> None:
+    """An error line on stderr: known secrets masked, nothing that acts on a terminal."""
+    from client.ui.safe_text import screen
+
+    print(screen(text), file=sys.stderr, flush=True)
 
 
 def entry() -> None:

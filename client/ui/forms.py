@@ -16,6 +16,7 @@ from client.ui.i18n import t
 from client.engine.frontend import Field
 from client.engine.mcp.features import BadValue, coerce, missing_required
 from client.ui.render import Renderer
+from client.ui.safe_text import one_line
 
 ReadFn = Callable[[str], Awaitable[str | None]]
 DECLINE = ("/decline", "/거절")
@@ -46,7 +47,7 @@ class TerminalForms:
             for f in fields:
                 self.r.line(field_line(f))
                 while True:
-                    answer = await self._ask(f"  {f.title}: ")
+                    answer = await self._ask(f"  {one_line(f.title)}: ")  # a server's words in our prompt
                     if answer is None or answer.strip().lower() in CANCEL:
                         self.r.line(t("elicit_cancelled"))
                         return "cancel", None

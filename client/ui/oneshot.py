@@ -7,11 +7,11 @@ memory update) is over.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from client.engine.events import Text, ToolCall, ToolResult, TurnDone
+from client.ui.safe_text import json_text
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -81,4 +81,4 @@ def to_json(cap: Capture, thread_id: str, model: str, strategy: str) -> str:
         "notices": cap.notices,
         "error": cap.error,
     }
-    return json.dumps(doc, ensure_ascii=False)
+    return json_text(doc, indent=None)  # known secrets masked, nothing invisible or active in its bytes

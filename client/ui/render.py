@@ -1,7 +1,10 @@
 """Terminal output: streamed text, tool lines, notices, status line.
 
-Plain text when stdout is not a terminal (no ANSI, no spinner); anything
-coming from the model or a tool is cleaned of control sequences first.
+Plain text when stdout is not a terminal (no ANSI, no spinner). Every line goes through
+`screen` (client/ui/safe_text.py: known secrets masked, escape sequences, controls, bidi and
+zero-width characters removed), whatever it holds; a streamed answer is masked as it grows
+(a secret split across two chunks is caught: the last few characters wait for the next one).
+Only `block` (an export shown as is) keeps the text when stdout is not a terminal.
 When stdout is not a terminal it carries only answers and command output
 (`line`, `stream`, `table`, `block`); greetings, status lines, notices, tool
 lines and progress (`info`) go to stderr.
@@ -10,38 +13,33 @@ lines and progress (`info`) go to stderr.
 from __future__ import annotations
 
 import json
-import re
 import sys
 import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence, TextIO
 
-from client.core.secrets import redact  # noqa: F401 - the one redactor, re-exported for ui modules
+# the one redactor and the one terminal sanitizer, re-exported for ui modules
+from client.core.secrets import mask, redact, redactor  # noqa: F401
 from client.ui.i18n import t
+from client.ui.safe_text import StreamCleaner, clean, escape_invisible, one_line, screen  # noqa: F401
 
 if TYPE_CHECKING:
     from client.engine.mcp.hub import ToolProgress
 
-_ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
-_CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
 PREVIEW_CHARS = 200
 STATUS_WIDTH = 100  # terminal cells the status line fits in (fewer on a narrower terminal)
 
 
-def clean(text: str) -> str:
-    """Neutralize terminal escape sequences and control characters."""
-    return _CTRL.sub("", _ANSI.sub("", text.replace("\r\n", "\n")))
-
-
 def debug_traceback(secrets: list[str]) -> str:
-    """The current exception's traceback, secrets masked (for --debug)."""
+    """The current exception's traceback, secrets masked and cleaned (for --debug)."""
     import traceback
 
-    return redact(traceback.format_exc(), secrets)
+    return redact(clean(traceback.format_exc()), secrets)
 
 
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
-    one = " ".join(clean(text).split())
+    """One line of at most `limit` characters, masked before it is cut (no half secret left)."""
+    one = one_line(text)
     return one if len(one) <= limit else one[:limit] + "…"
 
 
@@ -89,7 +87,7 @@ def fit_parts(parts: Sequence[str], width: int, *, shrink: int = 0, droppable: S
 
 def call_summary(name: str, args: dict, limit: int = 100) -> str:
     """`web_search(query="서울 맛집", display=5)`: one short line for a tool call."""
-    parts = [f"{clean(str(k))}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items()]
+    parts = [f"{clean(str(k))}={escape_invisible(json.dumps(v, ensure_ascii=False))}" for k, v in args.items()]
     return f"{clean(name)}({preview(', '.join(parts), limit)})"
 
 
@@ -140,18 +138,21 @@ class Renderer:
         self.tty = self.out.isatty()
         self.meta = self.out if self.tty else self.err  # where `info` goes
         self._mid_line = False
+        self._held = ""  # the streamed answer's tail that may still become a secret
+        self._cleaner = StreamCleaner()  # and an escape sequence split across chunks
 
     def line(self, text: str = "") -> None:
         self.end_stream()
-        print(text, file=self.out, flush=True)
+        print(screen(text), file=self.out, flush=True)
 
     def info(self, text: str = "") -> None:
         """Status, greeting, notices, tool lines: stdout at a terminal, stderr in a pipe."""
         self.end_stream()
-        print(text, file=self.meta, flush=True)
+        print(screen(text), file=self.meta, flush=True)
 
     def error(self, text: str) -> None:
         self.end_stream()
+        text = screen(text)
         if self.err.isatty():
             text = f"\x1b[31m{text}\x1b[0m"
         print(text, file=self.err, flush=True)
@@ -163,13 +164,20 @@ class Renderer:
             self.info(text)
 
     def stream(self, delta: str) -> None:
-        text = clean(delta)
+        self._held += self._cleaner.feed(delta)
+        text, cut = redactor().settled(self._held)
+        self._held = self._held[cut:]
+        self._write(text)
+
+    def _write(self, text: str) -> None:
         if text:
             self.out.write(text)
             self.out.flush()
             self._mid_line = not text.endswith("\n")
 
     def end_stream(self) -> None:
+        held, self._held = self._held + self._cleaner.flush(), ""
+        self._write(mask(held))
         if self._mid_line:
             self.out.write("\n")
             self.out.flush()
@@ -177,7 +185,7 @@ class Renderer:
 
     def tool_call(self, name: str, args: dict) -> None:
         self.info(t("tool_select", name=clean(name)))
-        self.info(t("tool_call", args=preview(json.dumps(args, ensure_ascii=False))))
+        self.info(t("tool_call", args=preview(escape_invisible(json.dumps(args, ensure_ascii=False)))))
 
     def tool_result(self, content: str, error: bool, name: str = "") -> None:
         self.info(t("tool_error" if error else "tool_result", preview=preview(content)))
@@ -198,8 +206,9 @@ class Renderer:
         """Key and command hints: terminals only."""
 
     def block(self, text: str, title: str = "") -> None:
-        """A longer text (a summary, an export): as is."""
-        self.line(text)
+        """A longer text (a summary, an export): secrets masked; cleaned only for a terminal."""
+        self.end_stream()
+        print(screen(text) if self.tty else mask(text), file=self.out, flush=True)
 
     def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "",
               header: bool = False, current: int | None = None) -> None:
@@ -207,7 +216,7 @@ class Renderer:
         if title:
             self.line(title)
         for row in ([headers] if header else []) + list(rows):
-            self.line("\t".join(str(c) for c in row))
+            self.line("\t".join(one_line(str(c)) for c in row))
 
     def clear(self) -> None:
         if self.tty:

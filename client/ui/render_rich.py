@@ -4,8 +4,9 @@ Same calls as the plain Renderer. While a turn runs, one transient Live region a
 shows a spinner (waiting for the first token, a tool, a summary) or the tail of the answer as
 it streams, rendered as Markdown. What is final goes above it and stays in the scrollback: tool
 lines (`⏺ web_search(query="…")` / `⎿ 결과 10건 · 0.4s`), the whole answer as Markdown, notices,
-errors (one red line) and a dim status line. Model and tool text is cleaned of escape sequences
-and never read as rich markup.
+errors (one red line) and a dim status line. Everything shown goes through `screen` (known
+secrets masked; escapes, controls, bidi and zero-width characters removed) and is never read as
+rich markup; the streaming answer shows only what no later chunk can turn into a secret.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from rich.table import Table
 from rich.text import Text
 
 from client.ui.i18n import t
-from client.ui.render import STATUS_WIDTH, Renderer, Status, call_summary, clean, fit_parts, preview, result_summary
+from client.ui.render import (STATUS_WIDTH, Renderer, Status, call_summary, clean, fit_parts, mask, one_line, preview,
+                              redactor, result_summary, screen)
 
 if TYPE_CHECKING:
     from client.engine.mcp.hub import ToolProgress
@@ -100,8 +102,9 @@ class RichRenderer(Renderer):
         self._waiting, self._since = label, time.monotonic()
 
     def _view(self) -> RenderableType:
-        if self._answer.strip():
-            return Tail(Markdown(self._answer), max(3, self.console.size.height - 3))
+        shown = redactor().settled(self._answer)[0]
+        if shown.strip():
+            return Tail(Markdown(shown), max(3, self.console.size.height - 3))
         secs = time.monotonic() - self._since
         self._spinner.update(text=Text(f"{self._waiting} {secs:.1f}s", style="dim"))
         return self._spinner
@@ -110,19 +113,20 @@ class RichRenderer(Renderer):
         self.console.print(renderable, markup=False, highlight=False)
 
     def _flush_answer(self) -> None:
-        text, self._answer = self._answer, ""
+        text, self._answer = mask(self._answer + self._cleaner.flush()), ""
         if text.strip():
             self._print(Markdown(text))
 
     # -- what the REPL calls -------------------------------------------------
     def line(self, text: str = "") -> None:
         self._flush_answer()
-        self._print(Text(text))
+        self._print(Text(screen(text)))
 
     info = line  # stdout is this terminal
 
     def error(self, text: str) -> None:
         self._flush_answer()
+        text = screen(text)
         if self.err_tty:  # the same screen: keep the order with everything else
             self._print(Text(text, style="red"))
         else:
@@ -131,25 +135,25 @@ class RichRenderer(Renderer):
     def notice(self, text: str, warning: bool = False) -> None:
         if warning:
             self._flush_answer()
-            self._print(Text(text, style="yellow"))
+            self._print(Text(screen(text), style="yellow"))
         else:
             self.line_dim(text)
 
     def line_dim(self, text: str) -> None:
         self._flush_answer()
-        self._print(Text(text, style="dim"))
+        self._print(Text(screen(text), style="dim"))
 
     hint = line_dim
 
     def stream(self, delta: str) -> None:
-        self._answer += clean(delta)
+        self._answer += self._cleaner.feed(delta)
 
     def end_stream(self) -> None:
         self._flush_answer()
 
     def tool_call(self, name: str, args: dict) -> None:
         self._flush_answer()
-        self._print(Text.assemble(("⏺ ", "cyan"), (call_summary(name, args), "bold")))
+        self._print(Text.assemble(("⏺ ", "cyan"), (screen(call_summary(name, args)), "bold")))
         self._tools.append((name, time.monotonic()))
         self._wait(t("spin_tool", name=clean(name)))
 
@@ -174,18 +178,18 @@ class RichRenderer(Renderer):
 
     def status(self, st: Status) -> None:
         self.end_turn()
-        self._print(Text(status_line(st, min(STATUS_WIDTH, self.console.width)), style="dim"))
+        self._print(Text(screen(status_line(st, min(STATUS_WIDTH, self.console.width))), style="dim"))
 
     def block(self, text: str, title: str = "") -> None:
         self._flush_answer()
-        body = Markdown(clean(text))
+        body = Markdown(screen(text))
         self._print(Panel(body, title=title, title_align="left", border_style="dim") if title else body)
 
     def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "",
               header: bool = False, current: int | None = None) -> None:
         self._flush_answer()
         if title:
-            self._print(Text(title, style="bold"))
+            self._print(Text(screen(title), style="bold"))
         tab = Table(box=None,
                     header_style="bold dim", pad_edge=False, padding=(0, 2, 0, 0))
         for col, h in enumerate(headers):
@@ -193,7 +197,7 @@ class RichRenderer(Renderer):
             tab.add_column(h, justify="right" if numeric else "left", overflow="ellipsis", no_wrap=True)
         total = bool(rows) and str(rows[-1][0]) == t("tokens_total")
         for i, row in enumerate(rows):
-            cells = [Text(f"{c:,}" if isinstance(c, int) else clean(str(c))) for c in row]
+            cells = [Text(f"{c:,}" if isinstance(c, int) else one_line(str(c))) for c in row]
             tab.add_row(*cells, style="bold cyan" if i == current else "bold" if total and i == len(rows) - 1 else None,
                         end_section=total and i == len(rows) - 2)
         self.console.print(tab)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from client.core.config import Settings
-from client.core.secrets import settings_secrets
+from client.core.secrets import remember, settings_secrets
 from client.ui.i18n import t
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
     from client.engine.mcp.gate import PermissionGate
     from client.engine.mcp.permissions import Permissions
     from client.engine.mcp.saved_approvals import SavedApprovals, approvals_path
+    from client.engine.mcp.server import line_pipe
     from client.engine.models import Models
     from client.ui.frontend import TerminalFrontend
     from client.ui.render import Renderer
@@ -45,10 +46,13 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
     renderer = make_renderer() if settings.prompt is None else Renderer()
     frontend = TerminalFrontend(renderer)  # the one way to the screen; asks once the REPL reads (Repl.run)
     secrets = [*settings_secrets(settings), *([runtime.api_key] if runtime.api_key else [])]
+    remember(secrets)  # masked in everything stored or printed from now on (client/core/secrets.py)
     permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), frontend, secrets)
     models = Models(settings, runtime)  # the one owner of the model: sampling, summaries, memory and the agent read it
     features = client_features(settings, models, frontend)  # e.g. an OAuth login URL at start-up
-    hub = ToolHub(specs, settings.debug, permissions, features, frontend, errlog=sys.stderr if settings.debug else None)
+    # --debug: stdio servers' stderr shown line by line, cleaned and masked like everything we print
+    errlog = line_pipe(_server_stderr) if settings.debug else None
+    hub = ToolHub(specs, settings.debug, permissions, features, frontend, errlog=errlog)
     connecting = asyncio.get_running_loop().create_task(hub.connect(), name="mcp-connect")
     try:
         from client.engine.agent import check_key
@@ -79,6 +83,15 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
             connecting.cancel()
         await asyncio.gather(connecting, return_exceptions=True)
         await hub.aclose()
+        if errlog is not None:
+            errlog.close()  # the line pump ends once the servers let go of their ends
+
+
+def _server_stderr(line: str) -> None:
+    """--debug: a stdio server's stderr line, cleaned and masked like everything else we print."""
+    from client.ui.safe_text import screen
+
+    print(screen(line), file=sys.stderr, flush=True)
 
 
 def _build(settings: Settings, store: Any, tools: list, models: Models, gate: Any) -> Any:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from tests.backends import contains, is_pg
+from tests.backends import contains, is_pg, query
 from tests.conftest import TEST_KEY
+from tests.e2e.test_mcp_everything import tool_results
 from tests.server.helpers import server_env, start_http_server, stop_process
 
 pytestmark = pytest.mark.storage  # what reaches the database: both backends
@@ -82,3 +84,81 @@ def test_no_secret_in_the_database_on_either_backend(chat, llm, naver, tmp_path)
         for p in Path(chat.tmp).rglob("*"):
             if p.is_file() and p.name != "mcp.json" and p.name != "server.log":
                 assert s.encode() not in p.read_bytes(), (s, p)
+
+
+# -- secrets that arrive as data: a tool result, the user's own words, a model's echo ----------------
+TOKEN = "hdr-token-QRS-654-abcdef"  # an MCP server's Authorization header (from ${SEARCH_TOKEN})
+URL_KEY = "urlkey-LITERAL-4242-zzz"  # a credential written into an MCP server's URL
+NAVER_SECRET = "naver-secret-XYZ-987-qq"
+NOTES = str(Path(__file__).resolve().parents[1] / "stubs" / "notes_server.py")
+
+
+def _all_files(tmp: Path, skip: tuple[str, ...]) -> list[Path]:
+    return [p for p in tmp.rglob("*") if p.is_file() and p.name not in skip and "notes" not in p.parts]
+
+
+def test_secrets_in_tool_results_user_text_and_echoes_are_masked_everywhere(chat, llm, search_server, tmp_path):
+    """A filesystem-like server reads a keys file; the user pastes a key; the model echoes whole keys
+    and pieces of them. Nothing of any known secret reaches a table of the database, a file, the
+    screen (stdout, stderr, --debug), an export or `threads`; the model gets the tool result masked."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "keys.txt").write_text(f"CLOVA={TEST_KEY}\nNAVER={NAVER_SECRET}\nTOKEN={TOKEN}\nURL={URL_KEY}\n")
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "notes": {"command": sys.executable, "args": [NOTES, str(folder)]},
+        "search": {"url": f"{search_server.url}?api_key={URL_KEY}", "headers": {"Authorization": "Bearer ${SEARCH_TOKEN}"}},
+    }}))
+    pieces = [TEST_KEY[:20], TEST_KEY[-14:], TOKEN[3:17], NAVER_SECRET[:14], URL_KEY[2:15]]  # 12+ characters each
+    llm.push({"tool_calls": [("read_note", {"name": "keys.txt"})]},
+             {"text": f"키는 {TEST_KEY}, 앞부분 {TEST_KEY[:20]}, 토큰 조각 {TOKEN[3:17]}, 끝 {TEST_KEY[-14:]}"})
+    lines = [f"제 키는 {TEST_KEY} 입니다. 읽어 주세요", f"다음 {NAVER_SECRET[:14]} 와 {URL_KEY}",
+             "/export out.md", "/export out.json", "/servers", "/title 새 제목 " + TOKEN]
+    r = chat("--thread", "hyg", "--debug", "--mcp-config", str(config), "--require-tools", input="\n".join(lines) + "\n",
+             env={"SEARCH_TOKEN": TOKEN, "NAVER_CLIENT_SECRET": NAVER_SECRET, "XDG_CONFIG_HOME": str(tmp_path / "cfg")})
+    assert r.code == 0, r.err
+    [result] = tool_results(llm.chat_requests())["read_note"]
+    assert result == "CLOVA=***\nNAVER=***\nTOKEN=***\nURL=***"  # the model never sees a key a tool read
+    assert "api_key=***" in r.out and "Authorization=***" in r.out  # /servers
+    assert "앞부분 ***" in r.out and "토큰 조각 ***" in r.out  # the echo, shown masked
+    outputs = {"chat": r.out + r.err}
+    for sub in (("export", "hyg"), ("export", "hy", "--format", "json"), ("threads",)):
+        res = chat.sub(*sub)
+        assert res.code == 0, res.err
+        outputs[" ".join(sub)] = res.out + res.err
+    assert "제 키는 *** 입니다" in outputs["export hyg"]  # the user's words kept, the key masked
+    assert json.loads(outputs["export hy --format json"])["title"] == "새 제목 ***"
+    assert contains(chat.db, "제 키는") and contains(chat.db, "keys.txt")  # the probe finds what is stored...
+    secrets = [TEST_KEY, NAVER_SECRET, TOKEN, URL_KEY, *pieces]
+    for s in secrets:
+        assert not contains(chat.db, s), s  # ...and no secret or piece of one, in any table or column
+        for name, text in outputs.items():
+            assert s not in text, (s, name)
+        for p in _all_files(Path(chat.tmp), ("mcp.json",)):
+            assert s.encode() not in p.read_bytes(), (s, p)
+
+
+def test_export_and_threads_mask_what_an_older_client_stored_raw(chat, llm, tmp_path):
+    """Rows written before masking (or by another program) hold a key, a model's 26-character echo
+    of one, an MCP header token and URL credential: export and threads mask them all, having
+    read the user's MCP config (the chat is not running to tell them)."""
+    literal = "cfg-literal-token-8080-xyz"
+    url_secret = "query-secret-5151-abc"
+    cfg = tmp_path / "cfg" / "mcp-chat"
+    cfg.mkdir(parents=True)
+    (cfg / "mcp.json").write_text(json.dumps({"mcpServers": {"remote": {
+        "url": f"https://mcp.example/mcp?token={url_secret}", "headers": {"X-Api-Key": literal}}}}))
+    r = chat("--thread", "old-client", "--no-memory", input="안녕\n")
+    assert r.code == 0, r.err
+    raw = json.dumps({"r": "assistant", "c": f"키 {TEST_KEY[:26]} 헤더 {literal} 주소 {url_secret}"}, ensure_ascii=False)
+    query(chat.db, "UPDATE messages SET data=? WHERE thread_id=? AND turn=1 AND data LIKE ?", (raw, "old-client", '{"r":"assistant"%'))
+    query(chat.db, "UPDATE threads SET title=? WHERE thread_id=?", (f"제목 {literal}", "old-client"))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+    outs = [chat("export", "old-client", "--db", chat.db, db=False, env=env),
+            chat("export", "old", "--format", "json", "--db", chat.db, db=False, env=env),
+            chat("threads", "--db", chat.db, db=False, env=env)]
+    assert all(o.code == 0 for o in outs), [o.err for o in outs]
+    assert "키 *** 헤더 *** 주소 ***" in outs[0].out and "제목 ***" in outs[2].out
+    for o in outs:
+        for s in (TEST_KEY[:26], TEST_KEY[:12], literal, url_secret):
+            assert s not in o.out + o.err, s

@@ -25,6 +25,7 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from client.core.paths import data_dir, safe_name
+from client.core.secrets import remember
 
 FLOW_TIMEOUT = 300.0  # seconds the user has to log in
 PAGE = b"<html><body><p>mcp-chat: login complete. You can close this window.</p></body></html>"
@@ -37,6 +38,21 @@ def headless() -> bool:
 def token_dir(user: str) -> Path:
     """$XDG_DATA_HOME/mcp-chat/oauth/<user> (default ~/.local/share/...), outside the working folder."""
     return data_dir() / "oauth" / safe_name(user)
+
+
+def stored_secrets() -> None:
+    """Learn every token and client secret saved under the OAuth folder (all users of this
+    account), starting nothing: `mcp-chat export` and `threads` mask them too."""
+    root = token_dir("x").parent
+    for path in sorted(root.glob("*/*.json")) if root.is_dir() else []:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        tokens = data.get("tokens") if isinstance(data, dict) else None
+        client = data.get("client") if isinstance(data, dict) else None
+        remember([str(v) for d in (tokens, client) if isinstance(d, dict)
+                  for k, v in d.items() if k in ("access_token", "refresh_token", "client_secret") and v])
 
 
 class FileTokenStorage:
@@ -66,9 +82,14 @@ class FileTokenStorage:
 
     async def get_tokens(self) -> OAuthToken | None:
         raw = self._load().get("tokens")
-        return OAuthToken.model_validate(raw) if raw else None
+        if not raw:
+            return None
+        tokens = OAuthToken.model_validate(raw)
+        remember([tokens.access_token, tokens.refresh_token or ""])  # masked wherever echoed
+        return tokens
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
+        remember([tokens.access_token, tokens.refresh_token or ""])
         self._save({**self._load(), "tokens": tokens.model_dump(mode="json", exclude_none=True)})
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
@@ -78,11 +99,13 @@ class FileTokenStorage:
         if not raw:
             return None
         info = OAuthClientInformationFull.model_validate(raw)
+        remember([info.client_secret or ""])
         if info.redirect_uris and self.redirect_uri not in [str(u) for u in info.redirect_uris]:
             return None  # registered for another loopback port: register again
         return info
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        remember([client_info.client_secret or ""])
         self._save({**self._load(), "client": client_info.model_dump(mode="json", exclude_none=True)})
 
 

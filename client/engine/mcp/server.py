@@ -301,6 +301,26 @@ def _one_line(e: BaseException) -> str:
     return text if isinstance(e, (OSError, McpError)) else f"{type(e).__name__}: {text}"
 
 
+def line_pipe(sink: Callable[[str], None]) -> IO[str]:
+    """A file children can write their stderr to (an `errlog`); each line reaches `sink` (on a
+    daemon thread: --debug shows the lines cleaned and masked). The thread ends once every
+    writer has let go of the pipe."""
+    import threading
+
+    read_fd, write_fd = os.pipe()
+
+    def pump() -> None:
+        with os.fdopen(read_fd, encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                try:
+                    sink(line.rstrip("\n"))
+                except Exception:  # noqa: BLE001 - a display problem never stops the server
+                    pass
+
+    threading.Thread(target=pump, name="mcp-stderr", daemon=True).start()
+    return os.fdopen(write_fd, "w", encoding="utf-8")
+
+
 def _with_stderr(text: str, log: IO[str] | None) -> str:
     """Add the server's last stderr line (why a child failed to start), from our own file."""
     if log is None:

@@ -6,7 +6,12 @@ The file uses the shape Claude Desktop, Cursor and others share:
 `"alwaysAllow": ["tool", ...]` (or Cline's `"autoApprove"`; `"*"` = every tool) lists tools that
 run without asking (client/engine/mcp/permissions.py).
 `${VAR}` (or `${VAR:-default}`) in command, args, env, cwd, url and headers is
-taken from the environment. Header and env values are secrets: never shown.
+taken from the environment. Header and env values are secrets: never shown, masked in what the
+server returns. Those that are credentials by name (Authorization, X-Api-Key, *_TOKEN, a
+`${..._KEY}`, the OAuth client secret) and the credentials in a URL (password, `?api_key=`) are
+known to the whole process (client/core/secrets.py `remember`): masked before anything is
+stored or printed, whoever echoes them. `config_secrets` learns them for the commands that
+start no server (export, threads).
 Problems are `ConfigError`s naming the file and the entry (exit code 2).
 """
 
@@ -22,7 +27,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from client.core.config import ConfigError, Settings
-from client.core.secrets import SECRET_VARS, Redactor, keep, spec_secrets
+from client.core.secrets import (SECRET_VARS, Redactor, credential_values, keep, looks_secret, mask,
+                                 mask_url_credentials, remember, spec_secrets, url_credentials)
 
 BUNDLED_NAME = "search"
 TRANSPORTS = {
@@ -62,7 +68,8 @@ class ServerSpec:
         return self.shown.split("  ")[0]
 
     def redact(self, text: str) -> str:
-        return Redactor(self.secrets)(text)
+        """This server's text with its own secrets and every known secret masked."""
+        return mask(Redactor(self.secrets)(text))
 
 
 # Runs our own `server` package from the directory that holds this `client` package (one
@@ -113,13 +120,16 @@ def names_directories(spec: ServerSpec) -> bool:
 
 def url_spec(url: str, name: str = "") -> ServerSpec:
     """A `--server-url` entry: streamable HTTP, named after its host."""
-    expanded, secrets = _expand(url, name or url, "--server-url")
+    expanded, secrets = _expand_named(url, name or url, "--server-url")
     if not _is_http(expanded):
         raise ConfigError("mcp_bad_url", name=name or "--server-url", url=url)
     parts = urlsplit(expanded)
     host = parts.hostname or "server"
     name = name or _slug(host if parts.port is None else f"{host}-{parts.port}")
-    return ServerSpec(name=name, transport="http", url=expanded, shown=url, secrets=secrets, oauth={})
+    found = url_credentials(expanded)
+    remember([*found, *(v for n, v in secrets if looks_secret(n))])
+    return ServerSpec(name=name, transport="http", url=expanded, shown=mask_url_credentials(url),
+                      secrets=keep([*(v for _, v in secrets), *found]), oauth={})
 
 
 def server_specs(settings: Settings) -> list[ServerSpec]:
@@ -159,6 +169,27 @@ def load_config(path: str) -> list[ServerSpec]:
     return specs
 
 
+def config_secrets(path: str) -> None:
+    """Learn the credentials an mcpServers file names, starting nothing (`mcp-chat export` and
+    `threads` mask them too). Best effort: an entry that does not parse (a `${VAR}` unset here)
+    still gives its literal credential-named header and env values; an unreadable file, nothing."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.loads(f.read())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return
+    servers = doc.get("mcpServers", doc.get("servers")) if isinstance(doc, dict) else None
+    for name, entry in (servers.items() if isinstance(servers, dict) else []):
+        try:
+            parse_entry(str(name), entry, path)  # remembers what it finds
+        except ConfigError:
+            pairs = [(k, v) for key in ("env", "headers") if isinstance(entry.get(key), dict)
+                     for k, v in entry[key].items() if isinstance(v, str) and "${" not in v]
+            remember(credential_values(dict(pairs)))
+            if isinstance(entry.get("url"), str):
+                remember(url_credentials(entry["url"]))
+
+
 def parse_entry(name: str, entry: Any, path: str) -> ServerSpec | None:
     """One `mcpServers` entry -> ServerSpec (None when `disabled`)."""
 
@@ -181,12 +212,14 @@ def parse_entry(name: str, entry: Any, path: str) -> ServerSpec | None:
     if (transport == "stdio") != has_cmd:
         raise bad(f'type "{kind}" does not match {"command" if has_cmd else "url"}')
     secrets: list[str] = []
+    strong: list[str] = []  # credentials by name: known to the whole process
 
     def expand(value: Any, what: str) -> str:
         if not isinstance(value, (str, int, float)) or isinstance(value, bool):
             raise bad(f"{what} must be a string")
-        text, found = _expand(str(value), name, path)
-        secrets.extend(found)
+        text, found = _expand_named(str(value), name, path)
+        secrets.extend(v for _, v in found)
+        strong.extend(v for n, v in found if looks_secret(n))
         return text
 
     def mapping(key: str) -> dict[str, str]:
@@ -234,18 +267,22 @@ def parse_entry(name: str, entry: Any, path: str) -> ServerSpec | None:
                           for k, v in oauth.items()}
             if spec.oauth.get("clientSecret"):
                 secrets.append(spec.oauth["clientSecret"])
+                strong.append(spec.oauth["clientSecret"])
         else:
             raise bad('"oauth" must be an object or false')
-        spec.shown = str(entry["url"])
+        strong.extend(url_credentials(spec.url))
+        secrets.extend(url_credentials(spec.url))
+        spec.shown = mask_url_credentials(str(entry["url"]))
         if spec.headers:
             spec.shown += "  headers: " + ", ".join(f"{k}=***" for k in spec.headers)
     spec.secrets = spec_secrets(spec.env, spec.headers, secrets)  # env and header values are secrets as given
+    remember([*strong, *credential_values(spec.env, spec.headers)])
     return spec
 
 
-def _expand(text: str, name: str, path: str) -> tuple[str, list[str]]:
-    """Replace `${VAR}` / `${VAR:-default}`; return the text and the values used."""
-    used: list[str] = []
+def _expand_named(text: str, name: str, path: str) -> tuple[str, list[tuple[str, str]]]:
+    """Replace `${VAR}` / `${VAR:-default}`; return the text and the (variable, value) pairs used."""
+    used: list[tuple[str, str]] = []
 
     def sub(m: re.Match[str]) -> str:
         value = os.environ.get(m.group(1))
@@ -253,10 +290,10 @@ def _expand(text: str, name: str, path: str) -> tuple[str, list[str]]:
             if m.group(2) is None:
                 raise ConfigError("mcp_config_var", path=path, name=name, var=m.group(1))
             return m.group(2)
-        used.append(value)
+        used.append((m.group(1), value))
         return value
 
-    return _VAR.sub(sub, text), keep(used)
+    return _VAR.sub(sub, text), used
 
 
 def _is_http(url: str) -> bool:

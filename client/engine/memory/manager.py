@@ -10,7 +10,7 @@ from client.core.faults import one_line
 from client.core.memory.candidates import SOURCES, Candidates, Source, statements
 from client.core.memory.policy import Bullet, merge, pack, select
 from client.core.memory.statements import scoring_text
-from client.core.secrets import env_secrets
+from client.core.secrets import known
 from client.engine.memory.extract import extract_candidates, score_bullets
 from client.engine.memory.scorer import SCORERS, score_texts
 from client.engine.store import Store
@@ -67,7 +67,7 @@ class MemoryManager:
         out: list[Bullet] = []
         for tid in (await self.pending())[-PROVISIONAL_THREADS:]:
             rows = await self._unfolded(tid)
-            own = statements(rows, env_secrets())
+            own = statements(rows, known())
             for b, s in zip(own, score_texts([scoring_text(b.text) for b in own])):
                 b.score, b.thread_id = round(s, 4), tid
             out += select(own, self.threshold, self.top_k)
@@ -110,7 +110,7 @@ class MemoryManager:
 
     async def extract(self, rows: Sequence[tuple[int, Any]], model: Any) -> Candidates:
         """The candidates of the unfolded turns (client/core/memory/candidates.py)."""
-        return await extract_candidates(model, rows, env_secrets(), self.source)
+        return await extract_candidates(model, rows, known(), self.source)
 
     async def _commit(self, thread_id: str, kept: Sequence[Bullet], last: int, result: MemoryUpdate) -> None:
         if kept:

@@ -1,4 +1,8 @@
-"""Compact JSON for stored messages (the transcript), and back."""
+"""Compact JSON for stored messages (the transcript), and back.
+
+What is written here is masked first (client/core/secrets.py `mask_value`): a known secret in a
+message, a tool call's arguments or a title never reaches a row, whoever typed or returned it.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,10 @@ from typing import Any, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-TITLE_CHARS = 40
+from client.core.secrets import mask, mask_value
+
+TITLE_CHARS = 40  # a title taken from the first message
+TITLE_MAX = 100  # a title the user gave (/title)
 ROLE = {SystemMessage: "system", HumanMessage: "user", AIMessage: "assistant", ToolMessage: "tool"}
 
 
@@ -36,7 +43,12 @@ def encode(m: BaseMessage) -> str:
     flags = {k: True for k in ("synthetic", "repaired", "interrupted") if m.additional_kwargs.get(k)}
     if flags:
         d["f"] = sorted(flags)
-    return json.dumps(d, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(mask_value(d), ensure_ascii=False, separators=(",", ":"))
+
+
+def stored_title(text: str) -> str:
+    """A thread's title as stored: one line, known secrets masked, at most TITLE_MAX characters."""
+    return mask(" ".join(text.split()))[:TITLE_MAX]
 
 
 def decode(data: str, msg_id: str | None = None) -> BaseMessage:
@@ -73,7 +85,7 @@ def number_rows(thread_id: str, messages: "Sequence[BaseMessage]", turns: int, t
         if is_turn_start(m):
             turns += 1
             if not title:
-                title = " ".join(text_of(m).split())[:TITLE_CHARS]
+                title = mask(" ".join(text_of(m).split()))[:TITLE_CHARS]  # masked before it is cut
         seq += 1
         rows.append((thread_id, seq, m.id, turns, encode(m), now))
     return rows, turns, title

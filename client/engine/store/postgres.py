@@ -21,6 +21,7 @@ from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
+from client.core.secrets import mask
 from client.engine.store import codec
 from client.core.memory.policy import Bullet
 from client.engine.store.base import Store, StoreError, ThreadInfo, TurnUsage
@@ -170,7 +171,7 @@ class PostgresStore(Store):
         return [self._thread(r) for r in rows]
 
     async def set_title(self, thread_id: str, title: str) -> None:
-        await self._run("UPDATE threads SET title=%s WHERE thread_id=%s", (title, thread_id))
+        await self._run("UPDATE threads SET title=%s WHERE thread_id=%s", (codec.stored_title(title), thread_id))
 
     async def known_ids(self, thread_id: str, ids: Sequence[str]) -> set[str]:
         ids = [i for i in ids if i]
@@ -262,7 +263,7 @@ class PostgresStore(Store):
 
     async def memory_add(self, user: str, bullets: Sequence[Bullet]) -> None:
         now = time.time()
-        rows = [(user, b.thread_id, b.text, b.score, json.dumps(b.sources), now, now) for b in bullets]
+        rows = [(user, b.thread_id, mask(b.text), b.score, json.dumps(b.sources), now, now) for b in bullets]
         if not rows:
             return
         async with self.db.connection() as conn, conn.transaction(), conn.cursor() as cur:

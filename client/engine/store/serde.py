@@ -8,9 +8,12 @@ everything this project stores; the graph may add the types of its own state sch
 "pickle") or does not decode at all is refused with TamperedCheckpoint (a StoreError, "db_tampered"): one line, nothing
 runs.
 
-Both backends get their serializer from `checkpoint_serde()` only. Wrap it there (e.g. to mask
-secrets on the way in): subclass StrictSerializer and keep it a JsonPlusSerializer, so LangGraph's
-allowlist derivation (`with_msgpack_allowlist`, a shallow copy) keeps working.
+Both backends get their serializer from `checkpoint_serde()` only. It is also where known
+secrets are masked on the way in (client/core/secrets.py `mask_value`): every string of every
+message in a checkpoint or pending write, whoever typed or returned it, so a thread's later
+turns reload (and send the model) the masked text. Wrap it there: subclass StrictSerializer and
+keep it a JsonPlusSerializer, so LangGraph's allowlist derivation (`with_msgpack_allowlist`, a
+shallow copy) keeps working.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from langgraph.checkpoint.serde import jsonplus
 from langgraph.checkpoint.serde.event_hooks import SerdeEvent, register_serde_event_listener
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
+from client.core.secrets import mask_value
 from client.engine.store.base import StoreError
 
 class TamperedCheckpoint(StoreError):
@@ -77,6 +81,9 @@ class StrictSerializer(JsonPlusSerializer):
         if clone is not self:  # the library gave the clone a fresh hook: guard it too
             clone._unpack_ext_hook = _known_codes_only(clone._unpack_ext_hook)
         return clone
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        return super().dumps_typed(mask_value(obj))
 
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
         if data[0] not in ENCODINGS:

@@ -12,6 +12,7 @@ import aiosqlite
 from langchain_core.messages import BaseMessage
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from client.core.secrets import mask
 from client.engine.store import codec
 from client.core.memory.policy import Bullet
 from client.engine.store.base import Store, StoreError, ThreadInfo, TurnUsage
@@ -115,7 +116,7 @@ class SqliteStore(Store):
 
     async def set_title(self, thread_id: str, title: str) -> None:
         async with self.checkpointer.lock:
-            await self._run("UPDATE threads SET title=? WHERE thread_id=?", (title, thread_id))
+            await self._run("UPDATE threads SET title=? WHERE thread_id=?", (codec.stored_title(title), thread_id))
             await self.db.commit()
 
     async def known_ids(self, thread_id: str, ids: Sequence[str]) -> set[str]:
@@ -221,7 +222,7 @@ class SqliteStore(Store):
                 await self._run(
                     "INSERT INTO memory (user_name, thread_id, text, score, sources, created_at, updated_at) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (user, b.thread_id, b.text, b.score, json.dumps(b.sources), now, now),
+                    (user, b.thread_id, mask(b.text), b.score, json.dumps(b.sources), now, now),
                 )
             await self.db.commit()
 

@@ -11,6 +11,7 @@ from client.engine.store import Store, StoreError
 from client.ui.export import to_json, to_markdown
 from client.ui.i18n import t
 from client.ui.render import Renderer
+from client.ui.safe_text import one_line
 from client.ui.slash.base import YES, SlashContext
 
 
@@ -81,8 +82,10 @@ async def delete(c: SlashContext, arg: str) -> None:
 async def export(c: SlashContext, path: str) -> None:
     data = await c.session.threads.export()
     secrets = settings_secrets(c.s)  # a key given with --api-key too, not only the environment's
-    fmt = to_json if path.endswith(".json") else to_markdown
-    text = fmt(data.info, data.rows, secrets)
+    if path.endswith(".json"):
+        text = to_json(data.info, data.rows, secrets)
+    else:  # masked; a file or pipe keeps the text (controls written out), a terminal gets it cleaned
+        text = to_markdown(data.info, data.rows, secrets, terminal=not path and c.r.tty)
     if path:
         try:
             Path(path).expanduser().write_text(text, encoding="utf-8")
@@ -90,10 +93,8 @@ async def export(c: SlashContext, path: str) -> None:
             c.r.error(t("export_failed", path=path, err=e.strerror or type(e).__name__))
             return
         c.r.line(f"→ {path}")
-    elif c.r.interactive:
-        c.r.block(text)
     else:
-        c.r.line(text)
+        c.r.block(text)  # cleaned at a terminal, kept in a pipe
 
 
 async def title(c: SlashContext, arg: str) -> None:
@@ -112,5 +113,5 @@ async def print_threads(store: Store, r: Renderer) -> None:
     found = await store.list_threads()
     if not found:
         r.line(t("threads_empty"))
-    for th in found:
-        r.line(f"{th.thread_id}\t{th.turns}\t{when(th.updated_at)}\t{th.title}")
+    for th in found:  # one line each, whatever a title holds (r.line masks and cleans)
+        r.line(f"{th.thread_id}\t{th.turns}\t{when(th.updated_at)}\t{one_line(th.title)}")

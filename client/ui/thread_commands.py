@@ -1,0 +1,112 @@
+"""`mcp-chat threads`, `export ID` and `delete ID`: the commands that read a database without a chat.
+
+They start no server and no model, so the secrets the chat would know are learned first
+(`learn_secrets`: the environment's, the MCP config's credentials, saved OAuth tokens, the
+database URL's password) and masked in everything printed, also rows an older client stored
+raw. ID may be a unique prefix (`resolve_ref`); an ambiguous one is a usage error (exit 2)
+naming the candidates.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from client.core.config import ConfigError, url_passwords
+from client.core.paths import user_mcp_config
+from client.core.pg_url import is_postgres_url
+from client.core.secrets import remember
+from client.engine.store import Store, StoreError
+from client.ui.i18n import t
+
+EXIT_OK = 0
+CANDIDATES_SHOWN = 10
+
+
+def _missing_file(db: str) -> bool:
+    """A SQLite path with no file behind it: read-only commands must not create one."""
+    return not is_postgres_url(db) and not Path(db).exists()
+
+
+def learn_secrets(db: str) -> None:
+    """What the chat would mask, known without starting it (client/core/secrets.py `remember`)."""
+    from client.engine.mcp.oauth import stored_secrets
+    from client.engine.mcp.specs import config_secrets
+
+    remember(url_passwords(db))
+    for path in {os.environ.get("MCP_CONFIG", "").strip(), str(user_mcp_config())}:
+        if path and Path(path).is_file():
+            config_secrets(path)
+    stored_secrets()
+
+
+async def resolve_ref(store: Store, ref: str) -> str:
+    """The thread `ref` names: itself, or the one thread whose id starts with it."""
+    if await store.get_thread(ref) is not None:
+        return ref
+    found = [th.thread_id for th in await store.list_threads() if th.thread_id.startswith(ref)] if ref else []
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise StoreError("no_thread", id=ref)
+    shown = ", ".join(found[:CANDIDATES_SHOWN]) + (", …" if len(found) > CANDIDATES_SHOWN else "")
+    raise ConfigError("thread_ambiguous", id=ref, ids=shown)
+
+
+async def run_threads(db: str) -> int:
+    from client.ui.render import Renderer
+
+    if _missing_file(db):
+        Renderer().line(t("threads_empty"))
+        return EXIT_OK
+    from client.engine.store import open_store
+    from client.ui.slash.threads import print_threads
+
+    learn_secrets(db)  # a title an older client stored with a key in it
+    store = await open_store(db, readonly=True)  # nothing written, whatever the permissions
+    try:
+        await print_threads(store, Renderer())
+    finally:
+        await store.close()
+    return EXIT_OK
+
+
+async def run_export(db: str, thread: str, fmt: str) -> int:
+    if _missing_file(db):
+        raise StoreError("no_thread", id=thread)
+    from client.engine.store import open_store
+    from client.ui.export import to_json, to_markdown
+    from client.ui.safe_text import screen
+
+    learn_secrets(db)
+    store = await open_store(db, readonly=True)
+    try:
+        thread = await resolve_ref(store, thread)
+        info = await store.get_thread(thread)
+        if info is None:
+            raise StoreError("no_thread", id=thread)
+        rows = await store.transcript(thread)
+        tty = sys.stdout.isatty()  # a terminal gets the text cleaned; a file or pipe keeps it (controls written out)
+        text = to_json(info, rows) + "\n" if fmt == "json" else to_markdown(info, rows, terminal=tty)
+        sys.stdout.write(screen(text) if tty else text)
+    finally:
+        await store.close()
+    return EXIT_OK
+
+
+async def run_delete(db: str, thread: str) -> int:
+    if _missing_file(db):
+        raise StoreError("no_thread", id=thread)
+    from client.engine.store import open_store
+
+    store = await open_store(db)
+    try:
+        thread = await resolve_ref(store, thread)
+        if not await store.delete_thread(thread):
+            raise StoreError("no_thread", id=thread)
+        await store.vacuum()  # give the space back now: delete is explicit and rare
+        print(t("deleted", id=thread))
+    finally:
+        await store.close()
+    return EXIT_OK
