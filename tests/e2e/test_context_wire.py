@@ -238,14 +238,14 @@ def test_budget_drops_oldest_turns_from_the_request(chat, llm):
 def test_summary_rolled_over_chunks_twice_keeps_turn_one_facts(chat, llm):
     """Long turns, two summary rolls of two chunks each: every summarized turn is read by exactly
     one summarizer request, each request holds only what fits one chunk (here one ~1,900-token
-    turn: two would not fit half the 7,400-token budget), oldest first; the pair holds every
+    turn: two would not fit half the 7,500-token budget), oldest first; the pair holds every
     chunk's answer in order, the second roll extends the first roll's summary instead of
     rewriting it, and after both rolls the pair still holds turn 1's fact."""
     from client.engine.summaries import SUMMARY_CHUNK_TOKENS
 
     llm.report_usage = False  # the client's own estimate decides, uncalibrated
-    budget = 7400
-    assert min(SUMMARY_CHUNK_TOKENS, budget // 2) == 3700  # one turn a chunk
+    budget = 7500  # three long turns do not fit (a turn is dropped), two and the summary do
+    assert min(SUMMARY_CHUNK_TOKENS, budget // 2) == 3750  # one turn a chunk
     facts = ["고래는 포유류", "수도는 서울", "물은 백도", "달은 위성", "불은 뜨겁", "끝 질문"]
     # [brief]: short answers, so three long user lines still fit one request
     lines_ = "".join(f"질문 {i} {fact} [brief] " + "나" * 2530 + "\n" for i, fact in enumerate(facts, 1))
