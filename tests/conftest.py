@@ -13,8 +13,9 @@ tiers. README "테스트" describes the tiers and the markers; in short:
   /tmp/mcp-chat-ports.lock (and in one xdist group).
 - `cold`: every client run of the test is a true cold start (MCP_CHAT_DAEMON=0). Every other
   run goes through the product's pre-imported process (MCP_CHAT_DAEMON=1, docs/startup.md)
-  with one runtime folder per test session: the first run is cold and starts it, the next
-  ones are forked from it (real processes, pipes, signals and exit codes all the same).
+  with one runtime folder per test session, started before the first test (`mcp-chat daemon
+  start`): runs are forked from it (real processes, pipes, signals and exit codes all the same).
+- Property tests (hypothesis) run 60 examples each; HYPOTHESIS_PROFILE=thorough runs 1,000.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from hypothesis import settings
 
 from tests.backends import BACKENDS, check_postgres, make_db
 from tests.stubs.llm_stub import LLMStub
@@ -46,6 +48,10 @@ SERVER_ENV = ("MCP_SERVER_URL", "MCP_CONFIG")
 SLOW_FOLDERS = {"tty", "conformance", "deploy"}
 PORTS_FOLDERS = {"deploy"}  # nginx on 127.0.0.1:8080 with replicas on :8001/:8002 (deploy/nginx.conf)
 PORTS_LOCK = "/tmp/mcp-chat-ports.lock"
+
+settings.register_profile("suite", max_examples=60, deadline=None)
+settings.register_profile("thorough", max_examples=1_000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 # -- stubs -------------------------------------------------------------------------------------
@@ -132,9 +138,9 @@ class Daemons:
         self.env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT), "HOME": str(folder),
                     "MCP_CHAT_RUNTIME_DIR": str(folder), "MCP_CHAT_DAEMON": "0", "MCP_CHAT_LANG": "en"}
 
-    def command(self, op: str) -> str:
-        p = subprocess.run([sys.executable, "-m", "client", "daemon", op], env=self.env, capture_output=True,
-                           timeout=60)
+    def command(self, op: str, env: dict[str, str] | None = None) -> str:
+        p = subprocess.run([sys.executable, "-m", "client", "daemon", op], env={**self.env, **(env or {})},
+                           capture_output=True, timeout=90)
         return p.stdout.decode(errors="replace")
 
     def served(self) -> dict[str, int]:
@@ -146,6 +152,9 @@ class Daemons:
 @pytest.fixture(scope="session")
 def daemons(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemons]:
     d = Daemons(tmp_path_factory.mktemp("runtime"))
+    # up before the first test: no run of the session starts cold while it would still be importing
+    started = d.command("start", {"MCP_CHAT_DAEMON": "1", "MCP_CHAT_DAEMON_IDLE": "120"})
+    assert started.startswith("client: running"), started
     try:
         yield d
     finally:

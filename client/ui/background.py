@@ -1,4 +1,4 @@
-"""`mcp-chat daemon status|stop` and `mcp-chat local status|stop`: the helpers that outlive a
+"""`mcp-chat daemon start|status|stop` and `mcp-chat local status|stop`: the helpers that outlive a
 session (the pre-imported processes, client/engine/launch/; the local model kept warm,
 client/engine/local/keeper.py)."""
 
@@ -15,7 +15,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
                         description=tr("빠른 시작을 위해 모듈을 미리 적재해 두는 사용자별 프로세스 (MCP_CHAT_DAEMON=1 켬, 0 끔)",
                                        "the per-user process that keeps the modules imported for fast starts "
                                        "(MCP_CHAT_DAEMON=1 on, 0 off)"))
-    da.add_argument("op", choices=("status", "stop"), help=tr("상태 보기 또는 종료", "show or stop it"))
+    da.add_argument("op", choices=("start", "status", "stop"),
+                    help=tr("지금 띄우기(준비될 때까지 기다림), 상태 보기, 종료", "start it now (waits until it serves), show or stop it"))
     lo = sub.add_parser("local", prog="mcp-chat local",
                         help=tr("세션 뒤에도 켜 둔 로컬 모델 서버", "the local model server kept warm after a session"),
                         description=tr("MCP_CHAT_LOCAL_KEEP_ALIVE 초(기본 300, 0 이면 세션과 함께 종료) 동안 켜 두는 llama-server",
@@ -25,8 +26,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
 
 
 def run_daemon(op: str) -> int:
-    from client.engine.launch.launcher import control
+    import os
 
+    from client.engine.launch.launcher import control, start
+
+    if op == "start":  # e.g. at login, or before a batch of runs: none of them starts cold
+        r = start("client", "client.__main__", dict(os.environ))
+        if r is None:
+            print(t("daemon_not_started"))
+            return 1
+        print(t("daemon_status", kind=r.get("kind"), pid=r.get("pid"), served=r.get("served"),
+                idle=r.get("idle"), timeout=r.get("idle_timeout"), root=r.get("root")))
+        return 0
     replies = control(op)
     if not replies:
         print(t("daemon_none"))

@@ -41,7 +41,7 @@ def _commands_epilog() -> str:
         ("mcp-chat delete ID", tr("세션 삭제", "delete a session")),
         ("mcp-chat trust [DIR] [--revoke]", tr("폴더의 .env와 checkpoint.db 신뢰 (또는 취소)", "trust a folder's .env and checkpoint.db (or stop)")),
         ("mcp-chat completion bash|zsh", tr("셸 자동 완성 스크립트 출력", "print a shell completion script")),
-        ("mcp-chat daemon status|stop", tr("미리 적재된 백그라운드 프로세스", "the pre-imported background process")),
+        ("mcp-chat daemon start|status|stop", tr("미리 적재된 백그라운드 프로세스", "the pre-imported background process")),
         ("mcp-chat local status|stop", tr("켜 둔 로컬 모델 서버", "the local model server kept warm")),
     ]
     wide = lambda text: sum(unicodedata.east_asian_width(c) in "WF" for c in text)  # noqa: E731 - 2 cells each

@@ -84,24 +84,16 @@ def start_client(own_chat) -> tuple[subprocess.Popen[bytes], int, int, Lines]:
     return p, pid, port, out
 
 
-@pytest.mark.parametrize("how", ["exit", "eof", "sigint", "sigterm", "sigkill"])
+# `/exit` and EOF (exit code 0, no server left) are test_warm_start.py's, on a busy machine
+@pytest.mark.parametrize("how", ["sigint", "sigterm", "sigkill"])
 def test_server_never_outlives_the_client(own_chat, how):
     p, pid, port, _ = start_client(own_chat)
     assert os.getpgid(pid) == pid  # its own process group
-    if how == "exit":
-        p.stdin.write("exit\n".encode())
-        p.stdin.flush()
-    elif how == "eof":
-        p.stdin.close()
-    else:
-        p.send_signal({"sigint": signal.SIGINT, "sigterm": signal.SIGTERM, "sigkill": signal.SIGKILL}[how])
+    p.send_signal({"sigint": signal.SIGINT, "sigterm": signal.SIGTERM, "sigkill": signal.SIGKILL}[how])
     assert wait_dead(pid), f"llama-server {pid} still running after {how}"
     assert port_closed(port)
-    if not p.stdin.closed:
-        p.stdin.close()
-    code = p.wait(30)
-    if how in ("exit", "eof"):
-        assert code == 0
+    p.stdin.close()
+    p.wait(30)
 
 
 def test_watchdog_fallback_stops_the_server_when_its_parent_is_killed(tmp_path):

@@ -11,6 +11,7 @@ afterwards. Settings, once resolved, cannot be assigned.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,7 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
+@functools.lru_cache(maxsize=None)  # every parametrized case reads the whole graph: parse each file once
 def _imports(name: str, path: Path) -> list[str]:
     """Every module `name` imports (absolute names), wherever the import statement sits."""
     tree = ast.parse(path.read_text(encoding="utf-8"))

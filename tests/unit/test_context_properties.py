@@ -46,7 +46,7 @@ from ._context_helpers import (
     turn_strategy,
 )
 
-SETTINGS = settings(max_examples=200, deadline=None)
+SETTINGS = settings(deadline=None)  # examples: the profile's (tests/conftest.py)
 NEW = "새 질문입니다"
 
 

@@ -209,11 +209,12 @@ def _mark_stale(files: Files) -> None:
         pass
 
 
-def spawn(kind: str, module: str, env: dict[str, str], delay: float = 0.0) -> None:
+def spawn(kind: str, module: str, env: dict[str, str], delay: float = 0.0, now: bool = False) -> None:
     """Start a daemon in the background for later runs (after a cold start), unless one runs
-    or starts, or one was started within SPAWN_PAUSE seconds. `env`: the environment this
-    process started with (a cold run may have changed its own since). `delay`: seconds the
-    daemon waits before importing (when spawned while the cold run still starts)."""
+    or starts, or one was started within SPAWN_PAUSE seconds (`now`: whatever the pause).
+    `env`: the environment this process started with (a cold run may have changed its own
+    since). `delay`: seconds the daemon waits before importing (when spawned while the cold run
+    still starts)."""
     if not enabled(env):
         return
     rundir = private_runtime_dir()
@@ -222,7 +223,7 @@ def spawn(kind: str, module: str, env: dict[str, str], delay: float = 0.0) -> No
     name = identity(kind)
     files = Files.of(rundir, kind, name)
     try:
-        if time.time() - os.stat(files.spawned).st_mtime < SPAWN_PAUSE:
+        if not now and time.time() - os.stat(files.spawned).st_mtime < SPAWN_PAUSE:
             return
     except OSError:
         pass
@@ -251,6 +252,32 @@ def daemon_env(env: dict[str, str]) -> dict[str, str]:
     """The daemon keeps no secret: it serves runs with their own environments."""
     return {k: v for k, v in env.items()
             if k in fixed_env(env) or not any(w in k.upper() for w in _SECRET_WORDS)}
+
+
+def start(kind: str, module: str, env: dict[str, str], timeout: float = 60.0) -> dict | None:
+    """`mcp-chat daemon start`: the daemon of this installation, started now if none runs, and
+    waited for until it serves (its status reply), or None (off, no private folder, timeout)."""
+    rundir = private_runtime_dir()
+    if not enabled(env) or rundir is None:
+        return None
+    sock = Files.of(rundir, kind, identity(kind)).sock
+    spawn(kind, module, env, now=True)  # nothing when one runs or is starting (its lock)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            conn = _connect(sock)
+        except OSError:
+            time.sleep(0.1)
+            continue
+        try:
+            conn.settimeout(5.0)
+            send(conn, {"op": "status"})
+            return recv(conn)[0]
+        except (OSError, WireError):
+            time.sleep(0.1)
+        finally:
+            conn.close()
+    return None
 
 
 def control(op: str) -> list[dict]:
