@@ -151,11 +151,17 @@ def _drop_closed_stream_errors(record: logging.LogRecord) -> bool:
 
 
 def load_env_file() -> None:
-    """Read ./.env without overriding variables already set in the environment."""
+    """Read ./.env without overriding variables already set in the environment. A file that
+    cannot be read as UTF-8 text is a usage error (one line), not a traceback."""
     path = Path.cwd() / ".env"
     if path.is_file():
         from dotenv import load_dotenv
 
+        try:
+            path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = f"byte {exc.start} is not UTF-8" if isinstance(exc, UnicodeDecodeError) else exc.strerror
+            raise UsageError(f"cannot read {path} ({reason}); fix it or pass --no-env-file") from None
         load_dotenv(path, override=False)
 
 
@@ -177,9 +183,9 @@ def _exit_now(signum: int, frame: object) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     setup_logging(args.log_level)
-    if not args.no_env_file:
-        load_env_file()
     try:
+        if not args.no_env_file:
+            load_env_file()
         apply_env(args)
     except UsageError as exc:
         print(f"mcp-search-server: error: {exc}", file=sys.stderr)

@@ -213,3 +213,13 @@ def test_stateless_flag_answers_plain_json_without_a_session(naver_stub: NaverSt
             stop_process(proc)
     assert result["isError"] is False
     assert json.loads(result["content"][0]["text"])["items"][0]["title"] == "무상태 관련 블로그 1"
+
+
+def test_a_dotenv_that_is_not_utf8_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_bytes(b"NAVER_CLIENT_ID=\xff\xfe\n")
+    p = subprocess.run([sys.executable, "-m", "server", "--transport", "stdio"], env=server_env(None), cwd=tmp_path,
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines() == [p.stderr.strip()], p.stderr  # one line, no traceback
+    assert "not UTF-8" in p.stderr and "--no-env-file" in p.stderr
+    assert p.stdout == ""  # nothing on the protocol stream
