@@ -138,7 +138,7 @@ PEERS = [
     Peer("llm", "3.12.1", ["llm==0.36", "llm-tools-mcp==0.4", "mcp==1.30.0"], _setup_llm,
          lambda v, p: [str(v / "bin" / "llm"), "-m", "stub", "-T", "MCP", p], prompt_marker="> ",
          interactive=lambda v: [str(v / "bin" / "llm"), "chat", "-m", "stub", "-T", "MCP"]),
-    Peer("mcp-client-cli", "3.12.1", ["mcp-client-cli==1.0.5"], _setup_mcp_client_cli,
+    Peer("mcp-client-cli", "3.12.1", ["mcp-client-cli==1.0.5", "mcp==1.30.0"], _setup_mcp_client_cli,  # mcp 2 renamed Tool.inputSchema
          lambda v, p: [str(v / "bin" / "llm"), "--no-confirmations", p],
          turn=lambda v, p, i: [str(v / "bin" / "llm"), "--no-confirmations", *(["c"] if i else []), p]),
     Peer("mcp-cli", "3.12.1", ["mcp-cli==0.20.1"], _setup_mcp_cli,

@@ -2,8 +2,8 @@
 tiers. README "테스트" describes the tiers and the markers; in short:
 
 - every test runs in CI (`bash scripts/test.sh`); `-m "not slow"` is the fast tier a developer
-  runs before each commit. tests/tty, tests/conformance, tests/deploy and the PostgreSQL
-  variants are `slow` by folder; mark any other test that costs more than ~10 s `slow` too.
+  runs before each commit. tests/tty, tests/conformance, tests/deploy, the PostgreSQL variants
+  and `cold` tests are `slow`; mark any other test that costs more than ~10 s `slow` too.
 - `storage`: the test is about what the database does, so it runs on SQLite and PostgreSQL
   (TEST_POSTGRES_URL); everything else that uses `chat`/`db_url` runs on SQLite only.
 - `bundled_search`: the test needs the default search server (the bundled stdio child).
@@ -259,7 +259,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """`slow` by folder and for the PostgreSQL variants; fixed-port tests in one xdist group."""
+    """`slow` by folder, for the PostgreSQL variants and for `cold` tests; fixed-port tests in one
+    xdist group."""
     tests = ROOT / "tests"
     for item in items:
         try:
@@ -268,7 +269,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         callspec = getattr(item, "callspec", None)
         postgres = callspec is not None and callspec.params.get("backend") == "postgres"
-        if folder in SLOW_FOLDERS or postgres or item.get_closest_marker("localmodel"):
+        cold = item.get_closest_marker("cold") is not None  # every run a true cold start: 4-6 s each
+        if folder in SLOW_FOLDERS or postgres or cold or item.get_closest_marker("localmodel"):
             item.add_marker(pytest.mark.slow)
         if folder in PORTS_FOLDERS:
             item.add_marker(pytest.mark.ports)

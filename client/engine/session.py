@@ -11,17 +11,17 @@ from __future__ import annotations
 import uuid
 from typing import AsyncIterator
 
-from langchain_core.messages import BaseMessage, HumanMessage, RemoveMessage, SystemMessage
-from langgraph.graph.message import REMOVE_ALL_MESSAGES
+from langchain_core.messages import HumanMessage, SystemMessage
 
 from client.core.config import Settings
 from client.core.context import count_turns, split
 from client.core.context.policy import ContextReport, ContextSettings, hydrate, prepare, report, summary_of, with_strategy
-from client.engine.events import Event, Notice, Refused, TurnDone, stream_events
+from client.engine.agent_run import run_agent
+from client.engine.events import Event, Notice, Refused, TurnDone
 from client.engine.memory.background import MemoryStatus
 from client.engine.memory.manager import MemoryManager
 from client.engine.memory.session import MEMORY_LIST_WAIT, MemoryMode, SessionMemory
-from client.engine.models import Models, ModelStack
+from client.engine.models import Models
 from client.engine.next_turn import NextTurn
 from client.engine.store import Store
 from client.engine.summaries import Context, Summaries
@@ -109,7 +109,7 @@ class ChatSession:
         if dropped:
             yield Notice("budget_dropped", {"n": dropped})
         stack.mw.start_turn(dropped, context.seconds)
-        async for ev in self._run(stack, request, context.messages, new):
+        async for ev in run_agent(stack, self.threads, request, context.messages, new):
             yield ev
         final, looped = await self.threads.cut_loop(await self.threads.state())
         if looped:
@@ -120,30 +120,6 @@ class ChatSession:
             self.memory_passes.after_turn(self.thread_id, text)
         yield TurnDone(stack.mw.stats, count_turns(split(final).join()), context.trimmed + dropped, context.summarized,
                        stack.budget)
-
-    async def _run(self, stack: ModelStack, request: list[BaseMessage], context: list[BaseMessage],
-                   new: HumanMessage) -> AsyncIterator[Event]:
-        """The agent on `request`; the working context it leaves when the turn fails or is cancelled."""
-        payload = {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *request]}
-        # a hard backstop under the per-turn caps (client/engine/limits.py): a few graph steps per model call
-        config = {**self.threads.config, "recursion_limit": 4 * stack.settings.max_model_calls + 10}
-        try:
-            async for mode, data in stack.agent.astream(payload, config, stream_mode=["messages", "updates", "custom"],
-                                                        durability="exit"):
-                for ev in stream_events(mode, data):
-                    yield ev
-        except Exception:  # a provider error or a runaway graph: the turn failed, the user's words stay
-            await self._restore([*context, new])
-            raise
-        except BaseException:  # Ctrl-C (cancel), shutdown: the turn never happened
-            await self._restore(context)  # a summary made this turn is kept
-            raise
-
-    async def _restore(self, context: list[BaseMessage]) -> None:
-        try:
-            await self.threads.replace(context)
-        except Exception:  # noqa: BLE001 - never hide the original error
-            pass
 
     # -- context commands --------------------------------------------------------
     async def compact(self, focus: str | None = None) -> AsyncIterator[Event]:

@@ -28,7 +28,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
 def run_daemon(op: str) -> int:
     import os
 
-    from client.engine.launch.launcher import control, start
+    from client.engine.launch.control import control, start
 
     if op == "start":  # e.g. at login, or before a batch of runs: none of them starts cold
         r = start("client", "client.__main__", dict(os.environ))

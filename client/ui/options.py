@@ -4,6 +4,9 @@ Every environment variable that stands in for an option is declared next to it (
 simonw/llm's `envvar=`), and read in one place, `resolve()`; the engine reads no settings
 from the environment. Kept light: parsed before anything heavy is imported, so `--help`
 answers at once. Provider facts (endpoints, windows) come from client/engine/providers.py.
+
+Over ~300 lines on purpose: the option table is data (one declaration per option, with its
+help in both languages and its environment fallback), kept in one place for `--help`.
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ RUNNING = re.compile(r"^(client|server): running \(pid (\d+), served (\d+)", re.
 
 # the module's first test also waits for its daemons to import (seconds of CPU on a busy machine)
 pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the daemon is Linux-only"),
+              pytest.mark.slow,  # each case runs cold as well as warm
               pytest.mark.timeout(600)]
 
 

@@ -87,12 +87,12 @@ def main() -> int:
     if action == "raise":
         raise RuntimeError("probe failure")
     if action == "stop":
-        from client.engine.launch.launcher import control
+        from client.engine.launch.control import control
 
         print(json.dumps(control("stop")))
         return 0
     if action == "status":
-        from client.engine.launch.launcher import control
+        from client.engine.launch.control import control
 
         mine = [r for r in control("status") if r.get("kind") == "probe"]
         print(json.dumps(mine[0] if mine else None))

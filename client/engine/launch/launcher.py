@@ -113,7 +113,7 @@ def run(kind: str, module: str) -> int | None:
         return None
     files = Files.of(rundir, kind, identity(kind))
     try:
-        sock = _connect(files.sock)
+        sock = connect(files.sock)
     except OSError:
         return None
     fwd = _Forwarder()
@@ -159,7 +159,7 @@ def _debug(text: str) -> None:
         os.write(2, f"mcp-chat launcher: {text}\n".encode("utf-8", "replace"))
 
 
-def _connect(path: Path) -> socket.socket:
+def connect(path: Path) -> socket.socket:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
     try:
         with socket_name(path) as name:
@@ -252,53 +252,3 @@ def daemon_env(env: dict[str, str]) -> dict[str, str]:
     """The daemon keeps no secret: it serves runs with their own environments."""
     return {k: v for k, v in env.items()
             if k in fixed_env(env) or not any(w in k.upper() for w in _SECRET_WORDS)}
-
-
-def start(kind: str, module: str, env: dict[str, str], timeout: float = 60.0) -> dict | None:
-    """`mcp-chat daemon start`: the daemon of this installation, started now if none runs, and
-    waited for until it serves (its status reply), or None (off, no private folder, timeout)."""
-    rundir = private_runtime_dir()
-    if not enabled(env) or rundir is None:
-        return None
-    sock = Files.of(rundir, kind, identity(kind)).sock
-    spawn(kind, module, env, now=True)  # nothing when one runs or is starting (its lock)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            conn = _connect(sock)
-        except OSError:
-            time.sleep(0.1)
-            continue
-        try:
-            conn.settimeout(5.0)
-            send(conn, {"op": "status"})
-            return recv(conn)[0]
-        except (OSError, WireError):
-            time.sleep(0.1)
-        finally:
-            conn.close()
-    return None
-
-
-def control(op: str) -> list[dict]:
-    """`status` or `stop` of every daemon of this user in the runtime folder (any kind, any
-    installation): one reply each."""
-    rundir = private_runtime_dir()
-    if rundir is None:
-        return []
-    replies = []
-    for path in sorted(rundir.glob("*.sock")):
-        try:
-            sock = _connect(path)
-        except OSError:
-            continue
-        try:
-            sock.settimeout(5.0)
-            send(sock, {"op": op})
-            reply, _ = recv(sock)
-            replies.append(reply)
-        except (OSError, WireError):
-            pass
-        finally:
-            sock.close()
-    return replies

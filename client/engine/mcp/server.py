@@ -3,6 +3,9 @@
 The transport context managers (anyio task groups) are entered and left in
 one owner task, so a dying server (its transport's task group crashing) never
 cancels the caller; callers race each request against the owner's end.
+
+Over ~300 lines on purpose: connect, reconnect (a forgotten session), the call with its
+cancellation and the shutdown share the owner task's state; split, they would share it by hand.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ known to the whole process (client/core/secrets.py `remember`): masked before an
 stored or printed, whoever echoes them. `config_secrets` learns them for the commands that
 start no server (export, threads).
 Problems are `ConfigError`s naming the file and the entry (exit code 2).
+
+Over ~300 lines on purpose: one parser per field of the shared file format, each small, with the
+error text that names the field; the file format is the unit a reader looks for.
 """
 
 from __future__ import annotations
