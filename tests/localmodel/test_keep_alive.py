@@ -82,6 +82,21 @@ def test_a_second_session_reuses_the_server_and_only_with_its_key(place: Path) -
     second.release(60)
 
 
+def test_a_started_server_is_handed_over_only_once_its_model_is_loaded(place: Path) -> None:
+    """llama-server lists the model on /v1/models while it still loads; a chat request then gets
+    a 503 and its retry a 400. The session gets the server only when /health says loaded."""
+    lease = session(place, 60)
+    assert lease is not None and lease.state is not None and not lease.reused
+    port = lease.state.port
+    try:
+        polls = int(urllib.request.urlopen(f"http://127.0.0.1:{port}/polls", timeout=5).read())
+        assert polls > 3  # it waited through the stand-in's three "Loading model" answers
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as r:
+            assert r.status == 200
+    finally:
+        lease.release(60)
+
+
 def test_the_server_stops_after_the_keep_alive_and_never_while_in_use(place: Path) -> None:
     lease = session(place, 1)
     assert lease is not None and lease.state is not None

@@ -51,16 +51,21 @@ def keep_alive() -> float:
 
 
 async def _answers(state: State, alias: str) -> bool:
-    """The server at the state's port knows our key and serves our model."""
+    """The server at the state's port knows our key, serves our model, and has loaded it.
+    llama-server lists the model on /v1/models while the weights still load; only /health says
+    loaded (503 before). A chat request sent earlier gets a 503 whose unread body the server then
+    parses as the next request on that connection: the retry fails with a 400."""
     import httpx
 
     try:
         async with httpx.AsyncClient(timeout=3.0) as client:
             r = await client.get(state.base_url + "/models", headers={"Authorization": f"Bearer {state.key}"})
-        ids = [m.get("id") for m in r.json().get("data", [])] if r.status_code == 200 else []
+            ids = [m.get("id") for m in r.json().get("data", [])] if r.status_code == 200 else []
+            if alias not in ids:
+                return False
+            return (await client.get(f"http://127.0.0.1:{state.port}/health")).status_code == 200
     except (httpx.HTTPError, ValueError, AttributeError):
         return False
-    return alias in ids
 
 
 def wanted_command(server: LocalServer, port: int) -> list[str]:
