@@ -236,7 +236,8 @@ def conversation(peer: Peer, venv: Path, env: dict, cwd: Path, llm: LLMStub, tur
             started = time.perf_counter()
             p.stdin.write((text + "\n").encode())
             p.stdin.flush()
-            want = f"답변 {len(llm.requests) + 1}".encode()  # the stub numbers its answers
+            # the stub's answer echoes the message ("답변 N: <text>"; N counts every request, summaries too)
+            want = f": {text}".encode()
             while want not in buf:
                 r, _, _ = select.select([p.stdout], [], [], 60)
                 if not r:
