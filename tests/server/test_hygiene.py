@@ -230,3 +230,17 @@ def test_idle_sessions_expire_from_env(tmp_path: Path) -> None:
         assert gone.status_code == 404
     finally:
         stop_process(r.proc)
+
+
+def test_every_log_message_is_one_line_whatever_it_carries() -> None:
+    """Defence in depth under the access line's %XX path: any message (a refused Host header the SDK
+    logs, an exception text with a client's bytes) leaves the formatter as one visible line."""
+    import logging
+
+    from server.logsafe import OneLineFormatter
+
+    record = logging.LogRecord("mcp", logging.WARNING, __file__, 1, "refused %s", ("x\nINJECTED 200\x1b[2J\u202e",),
+                               None)
+    line = OneLineFormatter("%(levelname)s %(message)s").format(record)
+    assert "\n" not in line and "\x1b" not in line and "\u202e" not in line
+    assert line.startswith("WARNING refused x") and "INJECTED 200" in line  # shown, escaped, on the same line

@@ -14,7 +14,7 @@ from client.core import secrets
 from client.core.secrets import (FRAGMENT, MASK, Redactor, credential_values, mask, mask_url_credentials, mask_value,
                                  remember, url_credentials)
 from client.ui.md_blocks import code_span, contained, fenced
-from client.ui.safe_text import StreamCleaner, clean, escape_invisible, json_text, visible
+from client.ui.safe_text import StreamCleaner, clean, escape_invisible, json_text, screen, visible
 
 KEY = "sk-live-ABCDEFGHIJKLMNOP-123456"  # 31 characters
 
@@ -174,3 +174,11 @@ def test_fences_and_code_spans_outlast_what_they_hold():
     assert tokens[0].type == "fence" and tokens[0].content == body + "\n" and tokens[1].type == "heading_open"
     span = code_span("x `` y")
     assert MarkdownIt("commonmark").parseInline(span)[0].children[0].content == "x `` y"
+
+
+def test_screen_cleans_before_it_masks_so_nothing_hides_a_secret() -> None:
+    remember([KEY])
+    out = screen(f"\x1b]0;PWNED\x07answer {KEY[:10]}\u200b{KEY[10:]} \x1b[2Jend")
+    assert "\x1b" not in out and "\u200b" not in out and "PWNED" not in out
+    assert KEY not in out and KEY[:12] not in out and MASK in out  # the zero-width split did not save the key
+    assert out.startswith("answer ") and out.endswith("end")

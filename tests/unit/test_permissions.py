@@ -12,7 +12,8 @@ from langchain_core.messages import ToolMessage
 
 from client.core.config import ConfigError
 from client.engine.frontend import Frontend
-from client.engine.mcp.permissions import CallInfo, Permissions, PolicyState, ToolKey, Verdict, decide, denial_text
+from client.engine.mcp.permissions import (CallInfo, Permissions, PolicyState, ToolKey, Verdict, decide, denial_text,
+                                           is_read_only)
 from client.engine.mcp.saved_approvals import SavedApprovals, SavedKey, approvals_path
 from client.engine.mcp.specs import parse_entry
 from client.engine.store.codec import decode, encode
@@ -134,3 +135,9 @@ def test_the_decision_survives_the_transcript_codec():
                     additional_kwargs={"permission": "deny:user"})
     back = decode(encode(m))
     assert back.additional_kwargs["permission"] == "deny:user" and back.status == "error"
+
+
+def test_contradicting_hints_are_no_read_only_claim() -> None:
+    assert is_read_only(True, None) and is_read_only(True, False)
+    assert not is_read_only(True, True)  # readOnlyHint and destructiveHint together: asked
+    assert not is_read_only(None, None) and not is_read_only(False, False)

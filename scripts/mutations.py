@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Mutation check: break one named behaviour at a time and show which test catches it.
+
+    .venv/bin/python scripts/mutations.py [--only NAME,...] [--list]
+
+Each mutation is one small edit of the source (a rule skipped, a bound moved by one) applied to
+a throwaway copy of the repository (`git worktree` of HEAD plus the working tree's changes are
+NOT included: commit first); the test that claims the behaviour is run there, and must fail.
+Prints a Markdown table: behaviour, the edit, the test, and whether the test caught it. Exits 1
+when a mutation survived or an edit no longer applies (the table is then out of date).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str  # the behaviour broken
+    path: str
+    old: str
+    new: str
+    test: str  # pytest node id(s), space-separated
+
+    @property
+    def edit(self) -> str:
+        return f"`{self.path}`: `{self.old.strip()[:60]}` → `{self.new.strip()[:60]}`"
+
+
+MUTATIONS = [
+    Mutation("multi-chunk rolling summary", "client/core/context/rolling.py",
+             "for chunk in chunk_turns(plan.to_summarize, chunk_tokens):", "for chunk in [plan.to_summarize]:",
+             "tests/e2e/test_context_wire.py::test_summary_rolled_over_chunks_twice_keeps_turn_one_facts"),
+    Mutation("hydration prune to the last summary", "client/core/context/policy.py",
+             "return split(repair_tool_pairs(messages)).join()", "return list(repair_tool_pairs(messages))",
+             "tests/e2e/test_context_wire.py::test_resumed_legacy_thread_with_a_pair_in_the_middle_starts_at_the_pair"),
+    Mutation("foreground summary applied to the turn", "client/engine/summaries.py",
+             "elif item is not None:\n                    context, summarized = item.messages, True",
+             "elif item is not None:\n                    summarized = True",
+             "tests/e2e/test_context_wire.py::test_foreground_summary_on_resume_in_a_pipe"),
+    Mutation("12-call cap, last call without tools", "client/engine/limits.py",
+             "if t.model_calls + 1 >= max_model_calls:", "if t.model_calls >= max_model_calls:",
+             "tests/unit/test_limits.py"),
+    Mutation("piped tool call denied (nobody to ask)", "client/engine/mcp/permissions.py",
+             'return Verdict(False, "no_terminal")', 'return Verdict(True, "no_terminal")',
+             "tests/e2e/test_permissions_piped.py"),
+    Mutation("readOnlyHint + destructiveHint asks", "client/engine/mcp/permissions.py",
+             "return read_only_hint is True and destructive_hint is not True", "return read_only_hint is True",
+             "tests/unit/test_permissions.py"),
+    Mutation("malformed tool arguments never run", "client/core/toolargs.py",
+             "    if raw.lstrip()[end:].strip():\n        raise BadToolArgs(TRAILING)\n", "",
+             "tests/e2e/test_tool_args.py"),
+    Mutation("an untrusted folder's .env is not used", "client/core/trust.py",
+             "return o.empty or o.key in set(records)", "return True",
+             "tests/e2e/test_untrusted_folder.py"),
+    Mutation("a checkpoint naming code is refused", "client/engine/store/serde.py",
+             "        if found:\n            raise TamperedCheckpoint(found[0])\n", "",
+             "tests/faults/test_tampered_checkpoint.py"),
+    Mutation("known secrets masked on the way into the store", "client/engine/store/serde.py",
+             "return super().dumps_typed(mask_value(obj))", "return super().dumps_typed(obj)",
+             "tests/faults/test_secrets.py"),
+    Mutation("nothing raw reaches a terminal", "client/ui/safe_text.py",
+             "    return mask(clean(text))", "    return mask(text)",
+             "tests/unit/test_hygiene.py"),
+    Mutation("a damaged database is never written", "client/engine/store/sqlite_check.py",
+             'rows = con.execute("PRAGMA quick_check").fetchall()', 'rows = [("ok",)]',
+             "tests/faults/test_corrupt_files.py"),
+    Mutation("one server log line per request", "server/logsafe.py",
+             "        record.message = escape(record.message)\n", "",
+             "tests/server/test_hygiene.py"),
+    Mutation("a forgotten MCP session is reconnected", "client/engine/mcp/server.py",
+             "        if _session_lost(err):\n            raise _SessionLost(_one_line(err))\n", "",
+             "tests/faults/test_http_session.py"),
+    Mutation("empty threads are never listed", "client/engine/store/sqlite.py",
+             "FROM threads WHERE turns > 0 ", "FROM threads WHERE turns >= 0 ",
+             "tests/e2e/test_cli_habits.py"),
+    Mutation("memory keeps only what the user said", "client/core/memory/ground.py",
+             "return u >= 1 and not self.foreign and 2 * len(self.borrowed) <= u and len(self.own) <= 2 * u",
+             "return True",
+             "tests/unit/test_memory_ground.py"),
+]
+
+
+def copy_of_head(dest: Path) -> None:
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(dest), "HEAD"], check=True)
+    for npm in ("tests/.npm", "tests/.npm-conformance"):  # installed servers, not in git
+        if (ROOT / npm).exists() and not (dest / npm).exists():
+            (dest / npm).symlink_to(ROOT / npm)
+
+
+def run(m: Mutation, work: Path) -> tuple[str, float]:
+    src = work / m.path
+    text = src.read_text(encoding="utf-8")
+    if text.count(m.old) != 1:
+        return "edit does not apply", 0.0
+    src.write_text(text.replace(m.old, m.new), encoding="utf-8")
+    started = time.monotonic()
+    try:
+        p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *m.test.split()],
+                           cwd=work, capture_output=True, text=True, timeout=1800,
+                           env={**os.environ, "PYTHONPATH": str(work)})
+    finally:
+        src.write_text(text, encoding="utf-8")
+    took = time.monotonic() - started
+    if p.returncode == 1:
+        return "caught", took
+    if p.returncode == 0:
+        return "SURVIVED", took
+    return f"pytest exit {p.returncode}", took
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", default="", help="comma-separated substrings of behaviour names")
+    ap.add_argument("--list", action="store_true", help="print the table of mutations without running them")
+    args = ap.parse_args()
+    wanted = [w.strip() for w in args.only.split(",") if w.strip()]
+    chosen = [m for m in MUTATIONS if not wanted or any(w in m.name for w in wanted)]
+    print("| behaviour | edit | test | result |")
+    print("|---|---|---|---|")
+    if args.list:
+        for m in chosen:
+            print(f"| {m.name} | {m.edit} | `{m.test}` | |")
+        return 0
+    bad = 0
+    tmp = Path(tempfile.mkdtemp(prefix="mcp-chat-mut-"))
+    work = tmp / "repo"
+    copy_of_head(work)
+    try:
+        for m in chosen:
+            result, took = run(m, work)
+            bad += result != "caught"
+            print(f"| {m.name} | {m.edit} | `{m.test}` | {result} ({took:.0f} s) |", flush=True)
+    finally:
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(work)], capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
