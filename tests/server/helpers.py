@@ -45,7 +45,10 @@ def free_port() -> int:
 
 def server_env(stub: NaverStub | None, **extra: str) -> dict[str, str]:
     """Environment for a server child: explicit NAVER_* plus what Python needs to find `server`."""
-    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO_ROOT), "PYTHONUNBUFFERED": "1"}
+    # a true cold start: these tests are about the server process itself, not the pre-imported
+    # process that serves it by default (tests/launch proves that one); nothing shared between tests
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO_ROOT), "PYTHONUNBUFFERED": "1",
+           "MCP_CHAT_DAEMON": "0"}
     if stub is not None:
         env.update(
             NAVER_API_BASE_URL=stub.base_url,
