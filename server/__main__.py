@@ -15,6 +15,7 @@ Logs go to stderr only (on stdio, stdout carries nothing but the protocol).
 from __future__ import annotations
 
 import argparse
+import io
 import logging
 import os
 import signal
@@ -158,11 +159,11 @@ def load_env_file() -> None:
         from dotenv import load_dotenv
 
         try:
-            path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             reason = f"byte {exc.start} is not UTF-8" if isinstance(exc, UnicodeDecodeError) else exc.strerror
             raise UsageError(f"cannot read {path} ({reason}); fix it or pass --no-env-file") from None
-        load_dotenv(path, override=False)
+        load_dotenv(stream=io.StringIO(text), override=False)  # the text read once
 
 
 def apply_env(args: argparse.Namespace) -> None:

@@ -25,6 +25,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     lo.add_argument("op", choices=("status", "stop"), help=tr("상태 보기 또는 종료", "show or stop it"))
 
 
+def _status(r: dict) -> None:
+    print(t("daemon_status", kind=r.get("kind"), pid=r.get("pid"), served=r.get("served"),
+            idle=r.get("idle"), timeout=r.get("idle_timeout"), root=r.get("root")))
+
+
 def run_daemon(op: str) -> int:
     import os
 
@@ -35,8 +40,7 @@ def run_daemon(op: str) -> int:
         if r is None:
             print(t("daemon_not_started"))
             return 1
-        print(t("daemon_status", kind=r.get("kind"), pid=r.get("pid"), served=r.get("served"),
-                idle=r.get("idle"), timeout=r.get("idle_timeout"), root=r.get("root")))
+        _status(r)
         return 0
     replies = control(op)
     if not replies:
@@ -45,8 +49,7 @@ def run_daemon(op: str) -> int:
         if op == "stop":
             print(t("daemon_stopped", kind=r.get("kind"), pid=r.get("stopped"), root=r.get("root")))
         else:
-            print(t("daemon_status", kind=r.get("kind"), pid=r.get("pid"), served=r.get("served"),
-                    idle=r.get("idle"), timeout=r.get("idle_timeout"), root=r.get("root")))
+            _status(r)
     return 0
 
 

@@ -4,11 +4,28 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from client.core.paths import private_runtime_dir
 from client.engine.launch.key import Files, identity
 from client.engine.launch.launcher import connect, enabled, spawn
 from client.engine.launch.wire import WireError, recv, send
+
+
+def _ask(path: Path, op: str) -> dict | None:
+    """One request to the daemon listening at `path`; None when none answers."""
+    try:
+        sock = connect(path)
+    except OSError:
+        return None
+    try:
+        sock.settimeout(5.0)
+        send(sock, {"op": op})
+        return recv(sock)[0]
+    except (OSError, WireError):
+        return None
+    finally:
+        sock.close()
 
 
 def start(kind: str, module: str, env: dict[str, str], timeout: float = 60.0) -> dict | None:
@@ -21,19 +38,10 @@ def start(kind: str, module: str, env: dict[str, str], timeout: float = 60.0) ->
     spawn(kind, module, env, now=True)  # nothing when one runs or is starting (its lock)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        try:
-            conn = connect(sock)
-        except OSError:
-            time.sleep(0.1)
-            continue
-        try:
-            conn.settimeout(5.0)
-            send(conn, {"op": "status"})
-            return recv(conn)[0]
-        except (OSError, WireError):
-            time.sleep(0.1)
-        finally:
-            conn.close()
+        reply = _ask(sock, "status")
+        if reply is not None:
+            return reply
+        time.sleep(0.1)
     return None
 
 
@@ -43,19 +51,4 @@ def control(op: str) -> list[dict]:
     rundir = private_runtime_dir()
     if rundir is None:
         return []
-    replies = []
-    for path in sorted(rundir.glob("*.sock")):
-        try:
-            sock = connect(path)
-        except OSError:
-            continue
-        try:
-            sock.settimeout(5.0)
-            send(sock, {"op": op})
-            reply, _ = recv(sock)
-            replies.append(reply)
-        except (OSError, WireError):
-            pass
-        finally:
-            sock.close()
-    return replies
+    return [r for r in (_ask(path, op) for path in sorted(rundir.glob("*.sock"))) if r is not None]
