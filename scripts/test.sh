@@ -6,14 +6,17 @@
 #                                 2. PostgreSQL (Debian's package, a throwaway cluster on 127.0.0.1:55432),
 #                                    the pinned npm MCP servers (tests/.npm), the MCP conformance suite
 #                                    (tests/.npm-conformance), Debian's nginx, tmux, bash and zsh
-#                                 3. the main tier: every test but the real model's, on parallel workers
-#                                    (SQLite and PostgreSQL, tmux, conformance, nginx on fixed ports)
-#                                 4. the real-model tier (llama-server + Qwen2.5-Coder-1.5B, built or
-#                                    fetched once into ~/.cache/mcp-chat)
+#                                 3. the real-model tier (llama-server + Qwen2.5-Coder-1.5B, built or
+#                                    fetched once into ~/.cache/mcp-chat), started in the background
+#                                 4. meanwhile the main tier: every test but the real model's, on parallel
+#                                    workers (SQLite and PostgreSQL, tmux, conformance, nginx on fixed ports)
+#                                 The two run side by side: the real-model tier is one long sequence that
+#                                 leaves about a third of the two cores idle (client starts, waits on the
+#                                 terminal), which the main tier's workers fill. Its log follows the main's.
 #   bash scripts/test.sh fast     the fast tier, before every commit: step 1, the npm servers, then
 #                                 `pytest -m "not slow"` on parallel workers (SQLite only)
 #
-# MCP_CHAT_SKIP_LOCALMODEL=1 skips step 4; MCP_CHAT_TEST_WORKERS sets the number of workers
+# MCP_CHAT_SKIP_LOCALMODEL=1 skips step 3; MCP_CHAT_TEST_WORKERS sets the number of workers
 # (default 3: the tests spend much of their time waiting for child processes). Each step's
 # duration is printed as it ends and in a table at the end.
 set -euo pipefail
@@ -35,6 +38,9 @@ step_done() {  # step_done NAME: record and print how long the step took
 
 report() {  # on stderr: pytest's own closing line stays the last line on stdout
     local rc=$?
+    if [ -n "${REAL_PID:-}" ] && kill -0 "$REAL_PID" 2>/dev/null; then  # stopped early: take the tier along
+        pkill -TERM -P "$REAL_PID" 2>/dev/null || true
+    fi
     {
         echo "test.sh: durations (tier $TIER, $WORKERS workers, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
         for line in "${TIMES[@]}"; do echo "  $line"; done
@@ -77,17 +83,40 @@ fi
 TEST_POSTGRES_URL="$(bash scripts/pg_start.sh)"
 export TEST_POSTGRES_URL
 bash scripts/nginx_start.sh --install
-debian_install tmux tmux
+debian_install tmux tmux  # both tiers drive the interactive client in tmux
 debian_install zsh zsh  # tests/e2e/test_cli_habits.py checks the completion script's syntax
 bash scripts/install_conformance.sh >/dev/null  # the official MCP conformance suite (tests/.npm-conformance)
 step_done "setup: PostgreSQL, npm, nginx, tmux, zsh"
 
-python -m pytest -q -rs -p no:cacheprovider -n "$WORKERS" --dist loadgroup --durations=15
-step_done "main tier: pytest (all but the real model)"
-
+REAL_PID=""
 if [ "${MCP_CHAT_SKIP_LOCALMODEL:-0}" != "1" ]; then
     python scripts/setup_local_model.py
     step_done "setup: local model"
-    python -m pytest -q -rs -p no:cacheprovider -m localmodel tests/localmodel
-    step_done "real-model tier: pytest -m localmodel"
+    REAL_DIR=$(mktemp -d /tmp/mcp-chat-real-tier.XXXXXX)  # its own pytest folders and log
+    (
+        started=$SECONDS
+        rc=0
+        python -m pytest -q -rs -p no:cacheprovider --basetemp "$REAL_DIR/tmp" --durations=8 \
+            -m localmodel tests/localmodel >"$REAL_DIR/log" 2>&1 || rc=$?
+        echo "$rc $((SECONDS - started))" >"$REAL_DIR/done"
+    ) &
+    REAL_PID=$!
+    echo "test.sh: real-model tier started in the background (log: $REAL_DIR/log)" >&2
 fi
+
+MAIN_RC=0
+python -m pytest -q -rs -p no:cacheprovider -n "$WORKERS" --dist loadgroup --durations=15 || MAIN_RC=$?
+step_done "main tier: pytest (all but the real model)"
+
+if [ -n "$REAL_PID" ]; then
+    wait "$REAL_PID" || true
+    read -r REAL_RC REAL_TOOK <"$REAL_DIR/done" || { REAL_RC=1; REAL_TOOK=0; }
+    echo "===== real-model tier (pytest -m localmodel tests/localmodel, alongside the main tier) =====" >&2
+    cat "$REAL_DIR/log"
+    step_done "waiting for the real-model tier after the main"
+    TIMES+=("$(printf '%-44s %5ds' "real-model tier (alongside the main tier)" "$REAL_TOOK")")
+    [ "$REAL_RC" = 0 ] && rm -rf "$REAL_DIR"
+    [ "$MAIN_RC" = 0 ] || exit "$MAIN_RC"
+    exit "$REAL_RC"
+fi
+exit "$MAIN_RC"

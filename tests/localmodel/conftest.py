@@ -105,8 +105,12 @@ class LocalChat:
 
 
 @pytest.fixture
-def lchat(tmp_path: Path, naver: NaverStub, proxy: RecordingProxy) -> LocalChat:
-    return LocalChat(tmp_path, naver, proxy)
+def lchat(tmp_path: Path, naver: NaverStub, proxy: RecordingProxy, daemon_env: dict[str, str]) -> LocalChat:
+    """Runs forked from the session's pre-imported process (tests/conftest.py `daemons`): they
+    start no llama-server of their own, so a cold start (4-6 s of CPU) would only compete with it."""
+    chat = LocalChat(tmp_path, naver, proxy)
+    chat.env.update(daemon_env)
+    return chat
 
 
 @pytest.fixture
