@@ -109,13 +109,28 @@ class RichRenderer(Renderer):
         self._spinner.update(text=Text(f"{self._waiting} {secs:.1f}s", style="dim"))
         return self._spinner
 
+    @contextmanager
+    def _drawing(self) -> Iterator[None]:
+        """Print above the live region under its lock. rich holds that lock for a whole refresh
+        but, for a print, only while it computes how far up the region starts, not while it
+        draws: a refresh in between redraws the region at another height, and the print then
+        moves up by the old height, over lines already in the scrollback."""
+        live = self._live
+        if live is None:
+            yield
+            return
+        with live._lock:  # an RLock: rich's own print path takes it again inside
+            yield
+
     def _print(self, renderable: RenderableType) -> None:
-        self.console.print(renderable, markup=False, highlight=False)
+        with self._drawing():
+            self.console.print(renderable, markup=False, highlight=False)
 
     def _flush_answer(self) -> None:
-        text, self._answer = mask(self._answer + self._cleaner.flush()), ""
-        if text.strip():
-            self._print(Markdown(text))
+        with self._drawing():  # the refresh thread never sees the answer gone but not yet printed
+            text, self._answer = mask(self._answer + self._cleaner.flush()), ""
+            if text.strip():
+                self._print(Markdown(text))
 
     # -- what the REPL calls -------------------------------------------------
     def line(self, text: str = "") -> None:
@@ -200,7 +215,7 @@ class RichRenderer(Renderer):
             cells = [Text(f"{c:,}" if isinstance(c, int) else one_line(str(c))) for c in row]
             tab.add_row(*cells, style="bold cyan" if i == current else "bold" if total and i == len(rows) - 1 else None,
                         end_section=total and i == len(rows) - 2)
-        self.console.print(tab)
+        self._print(tab)
 
     def clear(self) -> None:
         self.console.clear()

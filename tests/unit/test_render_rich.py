@@ -177,3 +177,89 @@ def test_progress_updates_the_spinner_and_prints_the_final_line():
     r.progress(ToolProgress("t", 3, 3, state="done"))
     r.end_turn()
     assert lines(buf.getvalue()) == ["[진행] t: 완료 (3/3)"]
+
+
+CSI = re.compile(r"\x1b\[(\??)(\d*(?:;\d*)*)([A-Za-z])")
+
+
+def replay(data: str) -> list[str]:
+    """The screen lines that `data` leaves (enough of a terminal for rich's live region:
+    text, CR, LF, cursor up, erase line; other sequences ignored)."""
+    rows: list[list[str]] = [[]]
+    row = col = 0
+    i = 0
+    while i < len(data):
+        m = CSI.match(data, i)
+        if m:
+            n = int(m.group(2) or 1) if m.group(2).isdigit() else 1
+            if m.group(1) == "" and m.group(3) == "A":
+                row = max(0, row - n)
+            elif m.group(1) == "" and m.group(3) == "K":
+                rows[row] = []
+            i = m.end()
+            continue
+        ch = data[i]
+        i += 1
+        if ch == "\r":
+            col = 0
+        elif ch == "\n":
+            row, col = row + 1, 0
+            rows.extend([] for _ in range(row + 1 - len(rows)))
+        else:
+            line = rows[row]
+            line.extend(" " for _ in range(col + 1 - len(line)))
+            line[col] = ch
+            col += 1
+    return ["".join(r).rstrip() for r in rows]
+
+
+def test_a_refresh_during_a_print_never_moves_the_cursor_over_earlier_lines():
+    """The race of the flaky tmux test (the second answer over the first turn's lines): rich
+    takes the live region's lock only while it computes where the region starts, so a refresh
+    between that and the drawing shrank the region and the print then moved up by the old
+    height. A render hook after the live region's waits, inside that window, for the refresh
+    thread to draw: with the renderer holding the lock it never can, and the screen is whole."""
+    import threading
+    import time
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=60, height=40, force_terminal=True, color_system=None, highlight=False,
+                      emoji=False)
+    r = RichRenderer(out=Stream(), err=Stream(True), console=console)
+    r.line("BEFORE-1")
+    r.line("BEFORE-2")
+    drawn = threading.Event()
+    view = r._view
+
+    def watched():  # the refresh thread asks the renderer what to draw
+        if threading.current_thread() is not threading.main_thread():
+            drawn.set()
+        return view()
+
+    r._view = watched  # type: ignore[method-assign]
+    r.begin_turn()
+    answer = "\n\n".join(f"answer line {i}" for i in range(1, 9))
+    r.stream(answer)
+    deadline = time.monotonic() + 10
+    while "answer line 8" not in buf.getvalue():  # the tall answer is in the live region
+        assert time.monotonic() < deadline, "the live region never drew the answer"
+        time.sleep(0.01)
+
+    raced = []
+
+    class InTheWindow:  # runs after the live region's hook: its cursor move is already decided
+        def process_renderables(self, renderables):
+            drawn.clear()
+            raced.append(drawn.wait(1.0))
+            return renderables
+
+    console.push_render_hook(InTheWindow())
+    r.tool_call("web_search", {"query": "x"})  # prints the answer for good, then the tool line
+    console.pop_render_hook()
+    r.end_turn()
+    r.line("AFTER")
+    screen = [ln for ln in replay(buf.getvalue()) if ln.strip()]
+    assert raced and not any(raced), "the refresh thread drew while a print was between its hook and its drawing"
+    assert screen[:2] == ["BEFORE-1", "BEFORE-2"], screen
+    assert [ln for ln in screen if ln.startswith("answer line")] == [f"answer line {i}" for i in range(1, 9)], screen
+    assert screen[-1] == "AFTER" and any("web_search" in ln for ln in screen), screen
