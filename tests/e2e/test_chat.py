@@ -86,7 +86,6 @@ def test_piped_output_is_plain_and_blank_lines_send_nothing(chat, llm):
     assert [user_texts(q)[-1] for q in llm.chat_requests()] == ["하나", "둘"]
 
 
-@pytest.mark.cold  # a true cold start, as a user's first run
 @pytest.mark.bundled_search  # with the default stdio search server
 def test_exit_words_end_cleanly(chat, llm):
     for word in ("종료", "exit", "quit"):

@@ -31,6 +31,8 @@ RUNNING = re.compile(r"^(client|server): running \(pid (\d+), served (\d+)", re.
 # the module's first test also waits for its daemons to import (seconds of CPU on a busy machine)
 pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the daemon is Linux-only"),
               pytest.mark.slow,  # each case runs cold as well as warm
+              # one worker: the module's daemons are imported once, not once per worker that runs a case
+              pytest.mark.xdist_group("chat_warm"),
               pytest.mark.timeout(600)]
 
 

@@ -5,6 +5,7 @@ with the niced summary server on a machine whose cores are all busy (issue 27 it
 from __future__ import annotations
 
 import multiprocessing
+import os
 import re
 import subprocess
 import sys
@@ -67,7 +68,11 @@ def test_a_second_one_shot_reuses_the_warm_server(own_chat) -> None:
 def test_every_exit_is_clean_on_a_busy_machine_with_the_summary_server(own_chat) -> None:
     cache = own_chat.env["MCP_CHAT_CACHE"]
     before = set(llama_pids(cache))
-    burners = [multiprocessing.Process(target=_burn, daemon=True) for _ in range(3)]
+    # three busy processes on an idle machine; fewer when other work already keeps the cores busy
+    # (CI runs this tier alongside the main one, whose workers need the CPU a burner would take)
+    busy = int(os.getloadavg()[0])
+    burners = [multiprocessing.Process(target=_burn, daemon=True) for _ in range(max(0, 3 - busy))]
+    FIGURES["busy_machine_load"] = busy + len(burners)
     for b in burners:
         b.start()
     try:
