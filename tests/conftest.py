@@ -258,6 +258,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("backend", names)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (pytest_collection_finish checks)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """`slow` by folder, for the PostgreSQL variants and for `cold` tests; fixed-port tests in one
     xdist group."""
@@ -276,6 +277,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.ports)
         if item.get_closest_marker("ports"):
             item.add_marker(pytest.mark.xdist_group("ports"))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On an xdist worker with --dist loadgroup, every `xdist_group` test must carry its group in
+    its id (that is how xdist sends a group to one worker); pytest 9.2 silently broke that."""
+    config = session.config
+    if not hasattr(config, "workerinput") or not config.getoption("loadgroup", False):
+        return
+    lost = [i.nodeid for i in session.items if i.get_closest_marker("xdist_group") and "@" not in i.nodeid]
+    if lost:
+        raise pytest.UsageError(f"xdist groups not applied (pytest/pytest-xdist versions?): {lost[:3]}")
 
 
 @contextmanager
