@@ -89,6 +89,9 @@ MUTATIONS = [
              "return u >= 1 and not self.foreign and 2 * len(self.borrowed) <= u and len(self.own) <= 2 * u",
              "return True",
              "tests/unit/test_memory_ground.py"),
+    Mutation("prints above the live region never overwrite earlier lines", "client/ui/render_rich.py",
+             "with live._lock:  # an RLock", "if live:  # no lock",
+             "tests/unit/test_render_rich.py::test_a_refresh_during_a_print_never_moves_the_cursor_over_earlier_lines"),
 ]
 
 
