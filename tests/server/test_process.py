@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import select
 import signal
 import subprocess
@@ -116,18 +117,25 @@ def test_stdio_stdout_carries_only_protocol(naver_stub: NaverStub, tmp_path: Pat
     proc = subprocess.Popen(
         [sys.executable, "-m", "server", "--transport", "stdio", "--log-level", "debug"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=server_env(naver_stub), cwd=tmp_path,
+        bufsize=0,
     )
     try:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in calls).encode())
         proc.stdin.flush()
         messages = []  # every stdout line must be JSON-RPC
+        pending = b""
+        # raw reads from the descriptor: select() knows nothing of a file object's buffer, so after a
+        # readline() that pulled two answers in at once (ids 3 and 4 can arrive together on a busy
+        # machine) it would wait for bytes already read
         while len([m for m in messages if "id" in m]) < 4:
             ready, _, _ = select.select([proc.stdout], [], [], 60)  # a bound, not a speed limit
             assert ready, f"no answer; got {messages}"
-            line = proc.stdout.readline()
-            assert line, "server closed stdout early"
-            messages.append(json.loads(line))
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            assert chunk, "server closed stdout early"
+            *lines, pending = (pending + chunk).split(b"\n")
+            messages.extend(json.loads(line) for line in lines)
+        assert pending == b""
         rest, stderr_bytes = proc.communicate(timeout=15)  # closes stdin: EOF ends the server
     finally:
         stop_process(proc)
