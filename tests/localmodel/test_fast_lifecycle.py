@@ -21,6 +21,7 @@ from client.engine.local import weights as weights_mod
 from client.engine.local.server import LocalServer
 from client.engine.local.spec import WeightsSpec
 from client.engine.local.weights import SetupError, fetch_weights, weights_ready
+from tests.procs import alive
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -31,14 +32,6 @@ def fake_binary(tmp: Path) -> Path:
     exe.write_text(f"#!/bin/sh\nexec {sys.executable} {HERE / 'fake_llama_server.py'} \"$@\"\n")
     exe.chmod(0o755)
     return exe
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in ("Z", "X")
 
 
 def wait_dead(pid: int, timeout: float = 10) -> bool:

@@ -18,17 +18,10 @@ from pathlib import Path
 import pytest
 
 from tests.localmodel.conftest import FIGURES, ROOT
+from tests.procs import alive
 
 pytestmark = [pytest.mark.localmodel, pytest.mark.timeout(600)]
 PID_RE = re.compile(r"\[local\] http://127\.0\.0\.1:(\d+)/v1 pid=(\d+) ready in ([\d.]+)s")
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in ("Z", "X")
 
 
 def wait_dead(pid: int, timeout: float = 15) -> bool:

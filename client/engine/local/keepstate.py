@@ -110,11 +110,20 @@ def runs(pid: int, command: list[str]) -> bool:
 
 
 def alive(pid: int) -> bool:
+    """Any thread of `pid` still running: an exited leader is a zombie while its other threads
+    still hold the port and the memory."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
+        tasks = [t.name for t in Path(f"/proc/{pid}/task").iterdir()]
+    except OSError:
         return False
-    return state not in ("Z", "X")
+    return any(_state(f"/proc/{pid}/task/{tid}/stat") not in ("", "Z", "X") for tid in tasks)
+
+
+def _state(stat: str) -> str:
+    try:
+        return Path(stat).read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
 
 
 def busy(files: Files) -> bool:
