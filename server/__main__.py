@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"mcp-search-server: error: {exc}", file=sys.stderr)
         return 2
-    # Import after logging is set so FastMCP's basicConfig does not install its own handler.
+    # Import after logging is set so MCPServer's basicConfig does not install its own handler.
     from server.app import build_app, serve_http, serve_stdio
     from server.gate import describe_security
 

@@ -89,7 +89,7 @@ class ToolHub:
             self.tools.append(self._lc_tool(name, server, tool))
 
     def _lc_tool(self, name: str, server: ServerConn, tool: types.Tool) -> BaseTool:
-        schema = {k: v for k, v in (tool.inputSchema or {}).items() if k != "$schema"}
+        schema = {k: v for k, v in (tool.input_schema or {}).items() if k != "$schema"}
         schema.setdefault("type", "object")
         schema.setdefault("properties", {})
 
@@ -117,7 +117,7 @@ class ToolHub:
         ok = False
         try:
             result = await server.call(tool, args, progress)
-            ok = not result.isError
+            ok = not result.is_error
         except ServerGone as e:
             raise ToolException(SERVER_GONE.format(name=server.spec.name, err=str(e))) from None
         except Exception as e:  # noqa: BLE001 - no tool failure may end the turn
@@ -127,7 +127,7 @@ class ToolHub:
                 done, total, _ = last[0]
                 self._emit(ToolProgress(name, done, total, state="done" if ok else "stopped"))
         text = server.spec.redact(result_text(result))
-        if result.isError:
+        if result.is_error:
             raise ToolException(text)
         return text
 
@@ -139,7 +139,7 @@ class ToolHub:
         hints = tool.annotations
         call = CallInfo(ToolKey(server.spec.name, tool.name), server.spec.where,
                         _read_only(tool), frozenset(server.spec.always_allow))
-        return await self.permissions.check(call, args, hints.destructiveHint if hints else None, server.spec.redact)
+        return await self.permissions.check(call, args, hints.destructive_hint if hints else None, server.spec.redact)
 
     def tool_of(self, name: str) -> tuple[str, str]:
         """Function name -> (server, MCP tool name)."""
@@ -169,4 +169,4 @@ def _fn_name(name: str) -> str:
 
 def _read_only(tool: types.Tool) -> bool:
     hints = tool.annotations
-    return bool(hints) and is_read_only(hints.readOnlyHint, hints.destructiveHint)  # type: ignore[union-attr]
+    return bool(hints) and is_read_only(hints.read_only_hint, hints.destructive_hint)  # type: ignore[union-attr]

@@ -4,6 +4,11 @@ The transport context managers (anyio task groups) are entered and left in
 one owner task, so a dying server (its transport's task group crashing) never
 cancels the caller; callers race each request against the owner's end.
 
+Which revision a server speaks is found at connect (client/engine/mcp/era.py): 2026-07-28
+(`server/discover`, stateless requests with `_meta`, multi-round-trip input) or the 2025
+`initialize` handshake. The same callbacks (features.py) answer a 2025 server's requests
+and a 2026 server's `InputRequiredResult`.
+
 Over ~300 lines on purpose: connect, reconnect (a forgotten session), the call with its
 cancellation and the shutdown share the owner task's state; split, they would share it by hand.
 """
@@ -14,33 +19,30 @@ import asyncio
 import os
 import tempfile
 import time
-import warnings
 from contextlib import AsyncExitStack
-from datetime import timedelta
 from typing import IO, Awaitable, Callable
 
 import anyio
-import httpx
-from mcp import ClientSession, McpError, StdioServerParameters, types
+import httpx2
+from mcp import ClientSession, MCPError, StdioServerParameters, types
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamablehttp_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 
 from client.core.childenv import child_env
 from client.core.faults import one_line
+from client.engine.mcp import era
 from client.engine.mcp.features import ClientFeatures, client_info
+from client.engine.mcp.results import error_result
 from client.engine.mcp.specs import ServerSpec, names_directories
-
-# The SDK's task API (SEP-1686) warns it is experimental; we use it only for
-# tools that declare taskSupport "required".
-warnings.filterwarnings("ignore", message="The experimental tasks API", category=DeprecationWarning)
 
 START_TIMEOUT = 30.0  # seconds to start and list tools (npx may download first)
 RESTART_TIMEOUT = 10.0
 CALL_TIMEOUT = 300.0  # seconds per tool call unless the entry sets "timeout"
 RETRY_AFTER = 1.0  # seconds between reconnect attempts of a dead server
-SESSION_TERMINATED = 32600  # the code the SDK gives "Session terminated" (HTTP 404 for our session id)
 STOP_TIMEOUT = 5.0
+HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)  # a server may hold a response stream open
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
@@ -62,6 +64,11 @@ class ServerConn:
         self.error: str | None = None
         self.tools: list[types.Tool] = []
         self.session: ClientSession | None = None
+        self.protocol: str | None = None  # the revision it speaks (era.py), once connected
+        self.tools_fresh_until = 0.0  # monotonic time the listing stops being fresh (2026 ttlMs)
+        self.lists: dict[str, tuple[float, list]] = {}  # "prompts"/"resources" -> (fresh until, items), catalog.py
+        self._dispatcher: JSONRPCDispatcher | None = None
+        self._http_status: str | None = None  # the last HTTP answer when it was an error (HTTP 401 ...)
         self.restarts = 0
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -79,7 +86,7 @@ class ServerConn:
             self.state, self.error = "unconfigured", ", ".join(self.spec.missing)
             return False
         self._stop, self._ready, self._ended = asyncio.Event(), asyncio.Event(), asyncio.Event()
-        self.state, self.error = "connecting", None
+        self.state, self.error, self.lists = "connecting", None, {}
         self._last_attempt = time.monotonic()
         self._task = asyncio.create_task(self._own(), name=f"mcp-server:{self.spec.name}")
         try:
@@ -120,8 +127,9 @@ class ServerConn:
         try:
             async with AsyncExitStack() as stack:
                 session = await stack.enter_async_context(await self._open(stack))
-                await session.initialize()
-                self.tools = await _list_tools(session)
+                await era.negotiate(session, self.spec.protocol)
+                self.protocol = session.protocol_version
+                self.tools, self.tools_fresh_until = await _list_tools(session)
                 self.session, self.state = session, "connected"
                 if self.features is not None:
                     self.features.sessions[self.spec.name] = session
@@ -130,7 +138,7 @@ class ServerConn:
         except BaseException as e:  # noqa: BLE001 - recorded; the chat goes on
             if not self._stop.is_set():
                 own = self._errlog if self._errlog is not self.errlog else None
-                self.error = self.spec.redact(_with_stderr(_one_line(e), own))
+                self.error = self.spec.redact(_with_stderr(self._why(e), own))
         finally:
             was = self.state
             self.session = None
@@ -154,13 +162,16 @@ class ServerConn:
             read, write = await stack.enter_async_context(sse_client(s.url, headers=s.headers or None, auth=auth))
         else:
             auth = await self._oauth(stack)
-            read, write, _ = await stack.enter_async_context(
-                streamablehttp_client(s.url, headers=s.headers or None, auth=auth))
+            http = await stack.enter_async_context(httpx2.AsyncClient(
+                headers=s.headers or None, auth=auth, timeout=HTTP_TIMEOUT, event_hooks={"response": [self._note]}))
+            read, write = await stack.enter_async_context(streamable_http_client(s.url, http_client=http))
+        # our own dispatcher: a 2025 task-only tool is created through it (era.call_as_task)
+        self._dispatcher = JSONRPCDispatcher(read, write)
         if self.features is None:
-            return ClientSession(read, write, client_info=client_info())
-        return ClientSession(read, write, **self.features.callbacks(self.spec.name))
+            return ClientSession(dispatcher=self._dispatcher, client_info=client_info())
+        return ClientSession(dispatcher=self._dispatcher, **self.features.callbacks(self.spec.name))
 
-    async def _oauth(self, stack: AsyncExitStack):  # -> httpx.Auth | None
+    async def _oauth(self, stack: AsyncExitStack):  # -> httpx2.Auth | None
         """OAuth 2.1 (client/engine/mcp/oauth.py) for a remote server, unless its entry says "oauth": false."""
         f, s = self.features, self.spec
         if f is None or s.oauth is None:
@@ -175,6 +186,19 @@ class ServerConn:
 
         return await oauth_provider(s.url, f.user, s.oauth, callback,
                                     lambda url: f.show_login(s.name, url), on_login)
+
+    async def _note(self, response: httpx2.Response) -> None:
+        """The SDK 2.x turns a refused HTTP request into a JSON-RPC error without its status: keep it."""
+        code = response.status_code
+        self._http_status = f"HTTP {code} {response.reason_phrase}".strip() if code >= 400 else None
+
+    def _why(self, err: BaseException) -> str:
+        text = _one_line(err)
+        while isinstance(err, BaseExceptionGroup) and err.exceptions:
+            err = err.exceptions[0]
+        if self._http_status and isinstance(err, MCPError) and err.code in (types.INTERNAL_ERROR, types.METHOD_NOT_FOUND):
+            return f"{self._http_status}: {text}"
+        return text
 
     # -- calls -----------------------------------------------------------------
     async def ensure(self) -> None:
@@ -215,12 +239,13 @@ class ServerConn:
         session = self.session
         if session is None:
             raise ServerGone(self.error or "connection closed")
-        timeout = timedelta(seconds=self.spec.timeout or CALL_TIMEOUT)
-        execution = getattr(tool, "execution", None)
-        if execution is not None and getattr(execution, "taskSupport", None) == "required":
-            request = asyncio.wait_for(_call_as_task(session, tool.name, args, progress), timeout.total_seconds())
+        timeout = self.spec.timeout or CALL_TIMEOUT
+        execution = tool.execution
+        if execution is not None and execution.task_support == "required" and self._dispatcher is not None \
+                and session.protocol_version not in era.MODERN:  # tasks left the spec in 2026-07-28
+            request = asyncio.wait_for(era.call_as_task(session, self._dispatcher, tool.name, args, progress), timeout)
         else:
-            request = session.call_tool(tool.name, args, read_timeout_seconds=timeout, progress_callback=progress)
+            request = era.call_tool(session, tool.name, args, timeout, progress)
         call = asyncio.ensure_future(request)
         ended = asyncio.ensure_future(self._ended.wait())
         try:
@@ -239,37 +264,27 @@ class ServerConn:
             raise _SessionLost(_one_line(err))
         if not self._ended.is_set() and not _connection_lost(err):
             # The server answered (protocol error, timeout, bad structured content): still alive.
-            return _error_result(self.spec.redact(_one_line(err)))
-        self.error = self.spec.redact(_one_line(err))
+            return error_result(self.spec.redact(self._why(err)))
+        self.error = self.spec.redact(self._why(err))
         await self.stop()
         self.state = "dead"
         raise ServerGone(self.error)
 
 
-async def _list_tools(session: ClientSession) -> list[types.Tool]:
+async def _list_tools(session: ClientSession) -> tuple[list[types.Tool], float]:
+    """Every page of the listing, and until when it is fresh (a 2026 server's ttlMs; 0: re-list when asked)."""
     tools: list[types.Tool] = []
     cursor: str | None = None
+    ttl_ms: int | None = None
     for _ in range(100):
-        page = await session.list_tools(cursor=cursor)
+        page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
         tools.extend(page.tools)
-        cursor = page.nextCursor
+        ttl_ms = page.ttl_ms if ttl_ms is None else min(ttl_ms, page.ttl_ms)
+        cursor = page.next_cursor
         if not cursor:
             break
-    return tools
-
-
-async def _call_as_task(session: ClientSession, name: str, args: dict, progress: ProgressFn | None) -> types.CallToolResult:
-    """A task-only tool: create the task, poll it (status -> progress), fetch the result."""
-    created = await session.experimental.call_tool_as_task(name, args)
-    task_id = created.task.taskId
-    status, step, last = created.task, 0, None
-    async for status in session.experimental.poll_task(task_id):
-        if progress is not None and status.statusMessage and status.statusMessage != last:
-            step, last = step + 1, status.statusMessage
-            await progress(float(step), None, status.statusMessage)
-    if status.status != "completed":
-        return _error_result(f"task {status.status}: {status.statusMessage or ''}".strip())
-    return await session.experimental.get_task_result(task_id, types.CallToolResult)
+    fresh = time.monotonic() + ttl_ms / 1000 if session.protocol_version in era.MODERN and ttl_ms else 0.0
+    return tools, fresh
 
 
 class _SessionLost(Exception):
@@ -278,19 +293,15 @@ class _SessionLost(Exception):
 
 def _session_lost(err: BaseException) -> bool:
     """The SDK's answer to HTTP 404 on our session id (streamable HTTP): "Session terminated"."""
-    return (isinstance(err, McpError) and err.error.code == SESSION_TERMINATED
-            and "session terminated" in (err.error.message or "").lower())
+    return (isinstance(err, MCPError) and err.code == types.INVALID_REQUEST
+            and "session terminated" in (err.message or "").lower())
 
 
 def _connection_lost(err: BaseException) -> bool:
-    if isinstance(err, McpError):
-        return err.error.code == types.CONNECTION_CLOSED
-    return isinstance(err, (OSError, httpx.TransportError, anyio.ClosedResourceError,
+    if isinstance(err, MCPError):
+        return err.code == types.CONNECTION_CLOSED
+    return isinstance(err, (OSError, httpx2.TransportError, anyio.ClosedResourceError,
                             anyio.BrokenResourceError, anyio.EndOfStream, BaseExceptionGroup))
-
-
-def _error_result(text: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], isError=True)
 
 
 def _one_line(e: BaseException) -> str:
@@ -301,7 +312,7 @@ def _one_line(e: BaseException) -> str:
     text = one_line(e)
     if text == type(e).__name__:
         return text
-    return text if isinstance(e, (OSError, McpError)) else f"{type(e).__name__}: {text}"
+    return text if isinstance(e, (OSError, MCPError)) else f"{type(e).__name__}: {text}"
 
 
 def line_pipe(sink: Callable[[str], None]) -> IO[str]:
