@@ -136,7 +136,8 @@ def setup_logging(level: str) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     if level != "DEBUG":
-        for name in ("mcp.server.lowlevel.server", "mcp.server.streamable_http", "httpx", "httpcore"):
+        for name in ("mcp.server.lowlevel.server", "mcp.server.mcpserver.server", "mcp.server.streamable_http",
+                     "httpx", "httpcore"):
             logging.getLogger(name).setLevel(logging.WARNING)
         # A second line per request (session created/refused, Host/Origin refused): the access
         # line already says it (server.gate.AccessLog), so one request stays one line.

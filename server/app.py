@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
@@ -101,6 +102,12 @@ async def blog_search(query: Query, display: Display = 10, start: Start = 1, sor
     return await naver.search("blog", query, display, start, sort)
 
 
+# 2026-07-28 lists say how long a client may keep them (ttlMs) and whether they may be shared
+# (cacheScope). The tool set is fixed for the life of the process and the same for every caller.
+LISTING_TTL_MS = 10 * 60 * 1000
+CACHE_HINTS = {m: CacheHint(ttl_ms=LISTING_TTL_MS, scope="public") for m in (
+    "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list")}
+
 TOOLS = (
     (web_search, "네이버 웹 검색 (Naver web search)"),
     (news_search, "네이버 뉴스 검색 (Naver news search)"),
@@ -165,7 +172,8 @@ def build_app(
     `max_sessions`/`session_idle_timeout` bound the stateful MCP sessions (the SDK's own limits:
     a new session beyond the cap gets 503, a session with no request in flight for that many
     seconds is closed and its id answers 404; None: no limit)."""
-    app = NaverMCPServer("naver-search", instructions=INSTRUCTIONS, version=_version(), log_level=log_level)
+    app = NaverMCPServer("naver-search", instructions=INSTRUCTIONS, version=_version(), log_level=log_level,
+                         cache_hints=CACHE_HINTS)
     app.http = HttpOptions(host, port, stateless_http, json_response, tuple(allowed_hosts), tuple(allowed_origins),
                            max_sessions, session_idle_timeout)
     for fn, title in TOOLS:
