@@ -59,10 +59,10 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
 
         await check_key(settings, runtime)  # rejected: exit 2 before any prompt
         gate = PermissionGate(hub.authorize, hub.tool_of, features.drain_journal)
-        tools = None
-        if renderer.interactive and settings.prompt is None and not settings.require_tools:
+        tools = _Tools(connecting, hub, settings, renderer, models, store, gate)
+        waiting = renderer.interactive and settings.prompt is None and not settings.require_tools
+        if waiting:
             session = _build(settings, store, [], models, gate)
-            tools = _Tools(connecting, hub, settings, renderer, models, store, gate)
         else:
             await connecting
             if _report(hub, settings, renderer):
@@ -71,7 +71,8 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
         from client.ui.repl import Repl
 
         repl = Repl(settings, session, hub, renderer, frontend)
-        repl.tools_ready = tools.wait if tools else None
+        repl.tools_ready = tools.wait if waiting else None
+        repl.tools_changed = tools.refresh
         try:
             return await repl.run()
         except EOFError:
@@ -124,6 +125,12 @@ class _Tools:
         await asyncio.shield(self.connecting)
         _report(self.hub, self.s, self.r)
         if self.hub.tools:
+            self.models.attach(self.hub.tools, self.store.checkpointer, self.gate)
+
+    async def refresh(self) -> None:
+        """Before every turn: a server whose tools changed (or whose listing expired) is listed
+        again, and the agent gets the new tools."""
+        if self.connecting.done() and await self.hub.refresh():
             self.models.attach(self.hub.tools, self.store.checkpointer, self.gate)
 
 

@@ -12,8 +12,6 @@ import re
 import shlex
 from dataclasses import dataclass
 
-import time
-
 from mcp import types
 
 from client.core.faults import one_line
@@ -108,16 +106,15 @@ async def _listing(server: ServerConn, kind: str) -> list:
     session = server.session
     if server.state != "connected" or session is None:
         return []
-    fresh = server.lists.get(kind)
-    if fresh is not None and fresh[0] > time.monotonic():
-        return fresh[1]
+    cached = server.listing.cached(kind)
+    if cached is not None:
+        return cached
     try:
         page = await (session.list_prompts() if kind == "prompts" else session.list_resources())
     except Exception:  # noqa: BLE001 - a server without prompts / resources
         return []
     items = list(page.prompts if kind == "prompts" else page.resources)
-    if era.modern(session) and page.ttl_ms:
-        server.lists[kind] = (time.monotonic() + page.ttl_ms / 1000, items)
+    server.listing.keep(kind, items, page.ttl_ms if era.modern(session) else 0)
     return items
 
 

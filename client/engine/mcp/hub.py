@@ -61,6 +61,14 @@ class ToolHub:
         await asyncio.gather(*(s.start(timeout) for s in self.servers))
         self._build_tools()
 
+    async def refresh(self) -> bool:
+        """Before a turn: the servers whose listing is stale list their tools again (listing.py).
+        True when the tool set changed: the agent is then rebuilt with `tools`."""
+        changed = any(await asyncio.gather(*(s.refresh_tools() for s in self.servers)))
+        if changed:
+            self._build_tools()
+        return changed
+
     async def aclose(self) -> None:
         await asyncio.gather(*(s.aclose() for s in self.servers), return_exceptions=True)
 
@@ -107,6 +115,8 @@ class ToolHub:
 
     async def invoke(self, name: str, args: dict) -> str:
         """Call tool `name`; text for the model, or ToolException with the error text."""
+        if name not in self.owner:  # the server took it away since the agent was built
+            raise ToolException(f"MCP tool '{name}' is no longer offered.")
         server, tool = self.owner[name]
         last: list[tuple[float, float | None, str | None]] = []
 

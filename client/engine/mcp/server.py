@@ -34,6 +34,7 @@ from client.core.childenv import child_env
 from client.core.faults import one_line
 from client.engine.mcp import era
 from client.engine.mcp.features import ClientFeatures, client_info
+from client.engine.mcp.listing import Listing
 from client.engine.mcp.results import error_result
 from client.engine.mcp.specs import ServerSpec, names_directories
 
@@ -65,8 +66,7 @@ class ServerConn:
         self.tools: list[types.Tool] = []
         self.session: ClientSession | None = None
         self.protocol: str | None = None  # the revision it speaks (era.py), once connected
-        self.tools_fresh_until = 0.0  # monotonic time the listing stops being fresh (2026 ttlMs)
-        self.lists: dict[str, tuple[float, list]] = {}  # "prompts"/"resources" -> (fresh until, items), catalog.py
+        self.listing = Listing()  # when to list again (ttlMs, subscriptions/listen, list_changed)
         self._dispatcher: JSONRPCDispatcher | None = None
         self._http_status: str | None = None  # the last HTTP answer when it was an error (HTTP 401 ...)
         self.restarts = 0
@@ -86,7 +86,7 @@ class ServerConn:
             self.state, self.error = "unconfigured", ", ".join(self.spec.missing)
             return False
         self._stop, self._ready, self._ended = asyncio.Event(), asyncio.Event(), asyncio.Event()
-        self.state, self.error, self.lists = "connecting", None, {}
+        self.state, self.error, self.listing = "connecting", None, Listing()
         self._last_attempt = time.monotonic()
         self._task = asyncio.create_task(self._own(), name=f"mcp-server:{self.spec.name}")
         try:
@@ -129,12 +129,17 @@ class ServerConn:
                 session = await stack.enter_async_context(await self._open(stack))
                 await era.negotiate(session, self.spec.protocol)
                 self.protocol = session.protocol_version
-                self.tools, self.tools_fresh_until = await _list_tools(session)
+                self.tools = await self.listing.tools(session)
                 self.session, self.state = session, "connected"
                 if self.features is not None:
                     self.features.sessions[self.spec.name] = session
                 self._ready.set()
-                await self._stop.wait()
+                watch = asyncio.ensure_future(self.listing.watch(session))
+                try:
+                    await self._stop.wait()
+                finally:
+                    watch.cancel()
+                    await asyncio.gather(watch, return_exceptions=True)
         except BaseException as e:  # noqa: BLE001 - recorded; the chat goes on
             if not self._stop.is_set():
                 own = self._errlog if self._errlog is not self.errlog else None
@@ -167,9 +172,10 @@ class ServerConn:
             read, write = await stack.enter_async_context(streamable_http_client(s.url, http_client=http))
         # our own dispatcher: a 2025 task-only tool is created through it (era.call_as_task)
         self._dispatcher = JSONRPCDispatcher(read, write)
+        told = self.listing.on_message  # a 2025 server's list_changed
         if self.features is None:
-            return ClientSession(dispatcher=self._dispatcher, client_info=client_info())
-        return ClientSession(dispatcher=self._dispatcher, **self.features.callbacks(self.spec.name))
+            return ClientSession(dispatcher=self._dispatcher, client_info=client_info(), message_handler=told)
+        return ClientSession(dispatcher=self._dispatcher, message_handler=told, **self.features.callbacks(self.spec.name))
 
     async def _oauth(self, stack: AsyncExitStack):  # -> httpx2.Auth | None
         """OAuth 2.1 (client/engine/mcp/oauth.py) for a remote server, unless its entry says "oauth": false."""
@@ -212,6 +218,20 @@ class ServerConn:
                 await self.start(RESTART_TIMEOUT)
             if self.state != "connected":
                 raise ServerGone(self.error or self.state)
+
+    async def refresh_tools(self) -> bool:
+        """List the tools again when the listing is stale (listing.py); True when they changed.
+        A failure keeps the old listing: a dead server is found by its next call."""
+        session = self.session
+        if self.state != "connected" or session is None or not self.listing.due(session):
+            return False
+        try:
+            tools = await asyncio.wait_for(self.listing.tools(session), RESTART_TIMEOUT)
+        except Exception:  # noqa: BLE001
+            return False
+        before = [t.model_dump(by_alias=True, exclude_none=True) for t in self.tools]
+        self.tools = tools
+        return [t.model_dump(by_alias=True, exclude_none=True) for t in tools] != before
 
     async def call(self, tool: types.Tool, args: dict, progress: ProgressFn | None = None) -> types.CallToolResult:
         """One tool call; ServerGone when the server is or goes away during it. A server that no
@@ -269,22 +289,6 @@ class ServerConn:
         await self.stop()
         self.state = "dead"
         raise ServerGone(self.error)
-
-
-async def _list_tools(session: ClientSession) -> tuple[list[types.Tool], float]:
-    """Every page of the listing, and until when it is fresh (a 2026 server's ttlMs; 0: re-list when asked)."""
-    tools: list[types.Tool] = []
-    cursor: str | None = None
-    ttl_ms: int | None = None
-    for _ in range(100):
-        page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
-        tools.extend(page.tools)
-        ttl_ms = page.ttl_ms if ttl_ms is None else min(ttl_ms, page.ttl_ms)
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    fresh = time.monotonic() + ttl_ms / 1000 if session.protocol_version in era.MODERN and ttl_ms else 0.0
-    return tools, fresh
 
 
 class _SessionLost(Exception):
