@@ -16,8 +16,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Awaitable, Callable, TypeVar
 
-from mcp import ClientSession, MCPError, types
-from mcp.client.session import ClientRequestContext
+from mcp import types
+from mcp.client.session import ClientRequestContext, ClientSession
+from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS

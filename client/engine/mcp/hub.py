@@ -61,6 +61,15 @@ class ToolHub:
         await asyncio.gather(*(s.start(timeout) for s in self.servers))
         self._build_tools()
 
+    async def opened(self, timeout: float) -> None:
+        """Until every server's transport is up (a stdio server's process started), at most `timeout`
+        seconds: a caller about to keep the CPU busy lets the servers start meanwhile."""
+        waits = [asyncio.ensure_future(s.opened.wait()) for s in self.servers]
+        if waits:
+            _, pending = await asyncio.wait(waits, timeout=timeout)
+            for w in pending:
+                w.cancel()
+
     async def refresh(self) -> bool:
         """Before a turn: the servers whose listing is stale list their tools again (listing.py).
         True when the tool set changed: the agent is then rebuilt with `tools`."""

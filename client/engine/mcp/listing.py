@@ -14,7 +14,9 @@ import logging
 import time
 from typing import Any
 
-from mcp import ClientSession, MCPError, types
+from mcp import types
+from mcp.client.session import ClientSession
+from mcp.shared.exceptions import MCPError
 from mcp.client.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged, listen
 
 from client.engine.mcp import era

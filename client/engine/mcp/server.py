@@ -24,10 +24,10 @@ from typing import IO, Awaitable, Callable
 
 import anyio
 import httpx2
-from mcp import ClientSession, MCPError, StdioServerParameters, types
-from mcp.client.sse import sse_client
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
+from mcp import types
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 
 from client.core.childenv import child_env
@@ -74,6 +74,7 @@ class ServerConn:
         self._stop = asyncio.Event()
         self._ready = asyncio.Event()
         self._ended = asyncio.Event()
+        self.opened = asyncio.Event()  # the transport is up (a stdio server's process runs), or it failed
         self._lock = asyncio.Lock()
         self._last_attempt = 0.0
         self._errlog: IO[str] | None = None
@@ -86,6 +87,7 @@ class ServerConn:
             self.state, self.error = "unconfigured", ", ".join(self.spec.missing)
             return False
         self._stop, self._ready, self._ended = asyncio.Event(), asyncio.Event(), asyncio.Event()
+        self.opened.clear()  # the same event: ToolHub.opened may be waiting on it already
         self.state, self.error, self.listing = "connecting", None, Listing()
         self._last_attempt = time.monotonic()
         self._task = asyncio.create_task(self._own(), name=f"mcp-server:{self.spec.name}")
@@ -127,6 +129,7 @@ class ServerConn:
         try:
             async with AsyncExitStack() as stack:
                 session = await stack.enter_async_context(await self._open(stack))
+                self.opened.set()
                 await era.negotiate(session, self.spec.protocol)
                 self.protocol = session.protocol_version
                 self.tools = await self.listing.tools(session)
@@ -153,6 +156,7 @@ class ServerConn:
                 self.state = "dead" if was == "connected" else "failed"
             else:
                 self.state = "idle"
+            self.opened.set()
             self._ready.set()
             self._ended.set()
 
@@ -163,9 +167,13 @@ class ServerConn:
             params = StdioServerParameters(command=s.command, args=s.args, env=child_env(os.environ, given=s.env), cwd=s.cwd)
             read, write = await stack.enter_async_context(stdio_client(params, errlog=self._errlog))
         elif s.transport == "sse":
+            from mcp.client.sse import sse_client  # only for servers that need it (client/engine/mcp/sdk.py)
+
             auth = await self._oauth(stack)
             read, write = await stack.enter_async_context(sse_client(s.url, headers=s.headers or None, auth=auth))
         else:
+            from mcp.client.streamable_http import streamable_http_client
+
             auth = await self._oauth(stack)
             http = await stack.enter_async_context(httpx2.AsyncClient(
                 headers=s.headers or None, auth=auth, timeout=HTTP_TIMEOUT, event_hooks={"response": [self._note]}))
