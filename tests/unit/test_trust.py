@@ -296,3 +296,19 @@ def test_the_server_reads_the_same_record(tmp_path):
 def test_offer_is_pure():
     o = offer("/p", "abc", {"A": "1", "B": None}, ["PATH"])
     assert o.env == (("A", "1"),) and o.env_sha256 == "abc" and o.db is None
+
+
+def test_the_shared_reader_is_stdlib_only_and_the_server_side_imports_no_client():
+    import ast
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+
+    def imports(path: Path) -> set[str]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        return names | {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.level}
+
+    reader = {m.split(".")[0] for m in imports(root / "plumbing" / "trust_record.py")}
+    assert reader <= set(sys.stdlib_module_names) | {"__future__"}, reader
+    assert not any(m.startswith("client") for m in imports(root / "server" / "envfile.py"))
