@@ -5,7 +5,8 @@ record reader the search server shares (plumbing/trust_record.py).
 The folders play the attacker after the user trusted them: a `git pull` that changes only the
 file the .env names, a database copied (or `cp`-ed over the same inode) into the folder, a
 question padded with harmless lines to hide what decides what runs, a URL whose userinfo
-pretends to be a trusted host.
+pretends to be a trusted host. Over 300 lines on purpose: one attacker per test, all sharing
+the folder builders at the top.
 """
 
 from __future__ import annotations
