@@ -106,7 +106,9 @@ async def run_delete(db: str, thread: str) -> int:
         if not await store.delete_thread(thread):
             raise StoreError("no_thread", id=thread)
         await store.vacuum()  # give the space back now: delete is explicit and rare
-        print(t("deleted", id=thread))
+        from client.ui.safe_text import screen
+
+        print(screen(t("deleted", id=thread)))  # the id as the database holds it
     finally:
         await store.close()
     return EXIT_OK

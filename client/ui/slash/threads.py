@@ -87,14 +87,33 @@ async def export(c: SlashContext, path: str) -> None:
     else:  # masked; a file or pipe keeps the text (controls written out), a terminal gets it cleaned
         text = to_markdown(data.info, data.rows, secrets, terminal=not path and c.r.tty)
     if path:
-        try:
-            Path(path).expanduser().write_text(text, encoding="utf-8")
-        except OSError as e:
-            c.r.error(t("export_failed", path=path, err=e.strerror or type(e).__name__))
-            return
-        c.r.line(f"→ {path}")
+        await _write_export(c, Path(path).expanduser(), path, text)
     else:
-        c.r.block(text)  # cleaned at a terminal, kept in a pipe
+        c.r.document(text)  # cleaned at a terminal, kept in a pipe
+
+
+async def _write_export(c: SlashContext, target: Path, path: str, text: str) -> None:
+    """Never through a symlink, never over a file unasked (client/engine/user_file.py); in a pipe
+    an existing file is refused with one line."""
+    from client.engine.user_file import kind, write_user_file
+
+    there = kind(target)
+    if there in ("link", "other"):
+        c.r.error(t("export_not_file", path=path))
+        return
+    if there == "file":
+        if not c.r.interactive:
+            c.r.error(t("export_exists", path=path))
+            return
+        if ((await c.read_line(t("export_overwrite", path=path))) or "").strip().lower() not in YES:
+            c.r.hint(t("export_kept", path=path))
+            return
+    try:
+        write_user_file(target, text, replace=there == "file")
+    except OSError as e:  # e.g. a symlink planted in between: O_EXCL refuses it
+        c.r.error(t("export_failed", path=path, err=e.strerror or type(e).__name__))
+        return
+    c.r.line(f"→ {path}")
 
 
 async def title(c: SlashContext, arg: str) -> None:
