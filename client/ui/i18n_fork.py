@@ -20,7 +20,7 @@ KO: dict[str, str] = {
     "thread_lost": "세션 {id}을(를) 이 클라이언트가 더는 잡고 있지 않습니다(데이터베이스 연결이 끊긴 동안 다른 클라이언트가 열었습니다). 메시지를 보내지 않았습니다. /new 나 /resume 으로 다른 세션을 여세요.",
     "col_origin": "출처",
     "origin_fork": "{id}의 {n}턴에서 포크",
-    "origin_rewind": "되감기 보관 ({id}의 {n}턴 뒤)",
+    "origin_rewind": "되감기 보관 ({id}, {n}턴 뒤)",
     "origin_orphan_rewind": "되감기 보관",
 }
 
@@ -41,6 +41,6 @@ EN: dict[str, str] = {
     "thread_lost": "This client no longer holds session {id} (another client opened it while the database connection was lost). Nothing was sent. Open another with /new or /resume.",
     "col_origin": "origin",
     "origin_fork": "fork of {id} at turn {n}",
-    "origin_rewind": "rewound turns of {id} (after turn {n})",
+    "origin_rewind": "rewound ({id}, after turn {n})",
     "origin_orphan_rewind": "rewound turns",
 }

@@ -168,7 +168,7 @@ class Store(ABC):
     @abstractmethod
     async def truncate_thread(self, thread_id: str, keep: int) -> None:
         """The thread keeps its first `keep` turns: later transcript and usage rows go, its turn count
-        and memory watermark drop to `keep`, and its checkpoints go first (the working context is
+        and memory watermark drop to `keep` (its forks share at most `keep` turns with it now), and its checkpoints go first (the working context is
         rebuilt from what is left, client/core/forks.py), so an interrupted rewind never leaves a
         context holding turns its transcript lost."""
 

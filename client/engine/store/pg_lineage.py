@@ -80,6 +80,7 @@ class PgLineage:
                 await conn.execute(f"DELETE FROM {table} WHERE thread_id=%s AND turn>%s", (thread_id, keep))
             await conn.execute("UPDATE threads SET turns=LEAST(turns, %s), memory_turn=LEAST(memory_turn, %s), "
                                "updated_at=%s WHERE thread_id=%s", (keep, keep, time.time(), thread_id))
+            await conn.execute("UPDATE threads SET parent_turn=LEAST(parent_turn, %s) WHERE parent_id=%s", (keep, thread_id))
 
     async def memory_move(self, bullet_ids: Sequence[int], thread_id: str) -> None:
         if bullet_ids:

@@ -72,6 +72,7 @@ class SqliteLineage:
                 await self._run(f"DELETE FROM {table} WHERE thread_id=? AND turn>?", (thread_id, keep))
             await self._run("UPDATE threads SET turns=MIN(turns, ?), memory_turn=MIN(memory_turn, ?), updated_at=? "
                             "WHERE thread_id=?", (keep, keep, time.time(), thread_id))
+            await self._run("UPDATE threads SET parent_turn=MIN(parent_turn, ?) WHERE parent_id=?", (keep, thread_id))
             await self.db.commit()
 
     async def memory_move(self, bullet_ids: Sequence[int], thread_id: str) -> None:

@@ -15,6 +15,9 @@ from client.ui.safe_text import one_line
 from client.ui.slash.base import YES, SlashContext
 
 
+SHORT_ID = 8  # a parent id in the /threads table: a prefix /resume takes
+
+
 async def new(c: SlashContext, arg: str) -> None:
     await c.switch(None)  # the memory update of the thread left happens in switch()
 
@@ -49,7 +52,7 @@ async def threads(c: SlashContext, arg: str) -> None:
     if not found:
         c.r.line(t("threads_empty"))
         return
-    rows = [[th.thread_id, th.turns, when(th.updated_at), th.title, origin(th)] for th in found]
+    rows = [[th.thread_id, th.turns, when(th.updated_at), th.title, origin(th, short=True)] for th in found]
     current = next((i for i, th in enumerate(found) if th.thread_id == c.session.thread_id), None)
     c.r.table([t("col_id"), t("col_turns"), t("col_when"), t("col_title"), t("col_origin")], rows, current=current)
 
@@ -148,12 +151,14 @@ def count_arg(arg: str, default: int | None) -> int | None:
     return int(text) if text.isdigit() and int(text) >= 1 else 0
 
 
-def origin(th: ThreadInfo) -> str:
-    """Where a thread's first turns came from, in words ("" for a thread of its own)."""
+def origin(th: ThreadInfo, short: bool = False) -> str:
+    """Where a thread's first turns came from, in words ("" for a thread of its own); `short`: the
+    parent's id cut to a prefix that /resume takes (a table's column)."""
+    parent = th.parent_id[:SHORT_ID] if short and len(th.parent_id) > SHORT_ID + 1 else th.parent_id
     if th.kind == "rewind":
-        return t("origin_rewind", id=th.parent_id, n=th.parent_turn) if th.parent_id else t("origin_orphan_rewind")
-    if th.kind == "fork" and th.parent_id:
-        return t("origin_fork", id=th.parent_id, n=th.parent_turn)
+        return t("origin_rewind", id=parent, n=th.parent_turn) if parent else t("origin_orphan_rewind")
+    if th.kind == "fork" and parent:
+        return t("origin_fork", id=parent, n=th.parent_turn)
     return ""
 
 
