@@ -432,6 +432,7 @@ from client.ui.i18n_local import EN as _EN_LOCAL, KO as _KO_LOCAL  # noqa: E402 
 from client.ui.i18n_slash import EN as _EN_SLASH, KO as _KO_SLASH  # noqa: E402 - /help lines
 from client.ui.i18n_startup import EN as _EN_START, KO as _KO_START  # noqa: E402 - daemon, local keep-alive
 from client.ui.i18n_picker import EN as _EN_PICK, KO as _KO_PICK  # noqa: E402 - first screen, habits
+from client.ui.i18n_fork import EN as _EN_FORK, KO as _KO_FORK  # noqa: E402 - fork, rewind
 
 KO.update(_KO_MCP)
 EN.update(_EN_MCP)
@@ -443,6 +444,8 @@ KO.update(_KO_START)
 EN.update(_EN_START)
 KO.update(_KO_PICK)
 EN.update(_EN_PICK)
+KO.update(_KO_FORK)
+EN.update(_EN_FORK)
 TABLES = {"ko": KO, "en": EN}
 _lang = "ko"
 

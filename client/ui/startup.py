@@ -70,7 +70,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
             session = _build(settings, store, hub.tools, models, gate)
         from client.ui.repl import Repl
 
-        repl = Repl(settings, session, hub, renderer, frontend)
+        repl = Repl(session, hub, renderer, frontend)
         repl.tools_ready = tools.wait if tools else None
         try:
             return await repl.run()
