@@ -67,11 +67,23 @@ class ToolSearch(AgentMiddleware):
 
     async def selected(self, messages: Sequence[BaseMessage], thread_id: str | None) -> list[BaseTool]:
         """The tools a request over `messages` carries: the search tool first."""
-        key = thread_id or ""
-        if key not in self.uses:
-            past = await self.history(key) if self.history and thread_id else []
-            self.uses[key] = ToolUse().add(n for n in tool_calls(past) if n in self.by_name)
-        use = self.uses[key] = self.uses[key].add(n for n in tool_calls(messages) if n in self.by_name)
+        key, keep = thread_id or "", True
+        use = self.uses.get(key)
+        if use is None:
+            try:
+                past = await self.history(key) if self.history and thread_id else []
+            except Exception:  # noqa: BLE001 - the store's fault is the turn's to report, not this hint's
+                past, keep = [], False  # the working context only, this once; read again next request
+            use = ToolUse().add(self._known(past))
+        use = use.add(self._known(messages))
+        if keep:
+            self.uses[key] = use
+        return self._request(use, messages)
+
+    def _known(self, messages: Sequence[BaseMessage]) -> list[str]:
+        return [n for n in tool_calls(messages) if n in self.by_name]
+
+    def _request(self, use: ToolUse, messages: Sequence[BaseMessage]) -> list[BaseTool]:
         found = turn_searches(messages, self.search_name, self.index)
         names = request_tools([t.name for t in self.catalog], self.sizes, use, found, self.cap)
         return [self.search_tool, *(self.by_name[n] for n in names)]

@@ -202,3 +202,33 @@ def test_chosen_tools_fit_the_cap_besides_the_newest_matches(plan, cap):
     newest = set(found[-1])
     assert newest <= set(chosen) and len(chosen) == len(set(chosen))
     assert sum(SIZES[n] for n in chosen) <= max(cap, sum(SIZES[n] for n in newest))
+
+
+# -- the hook (client/engine/tool_search.py) over plain tools ----------------------------------------
+async def test_the_hook_reads_a_threads_history_once_and_survives_a_failing_store():
+    from langchain_core.tools import StructuredTool
+
+    from client.engine.tool_search import ToolSearch
+
+    async def run(**kw):
+        return "ok"
+
+    tools = [StructuredTool(name=c.name, description=c.description, coroutine=run,
+                            args_schema={"type": "object", "properties": {p: {"type": "string"} for p in c.params}})
+             for c in INDEX.cards]
+    reads: list[str] = []
+
+    async def history(thread_id: str):
+        reads.append(thread_id)
+        if len(reads) == 1:
+            raise OSError("database is locked")
+        return [HumanMessage("old"), call("gmail_create_draft", title="t"), call("no_such_tool")]
+
+    hook = ToolSearch(tools, 10_000, lambda ts: 100 * len(ts), history)
+    msgs = [SystemMessage("s"), HumanMessage("hi")]
+    assert [t.name for t in await hook.selected(msgs, "t")] == ["tool_search"]  # the store failed: this once
+    assert [t.name for t in await hook.selected(msgs, "t")] == ["tool_search", "gmail_create_draft"]
+    await hook.selected(msgs + [call("slack_list_channel")], "t")
+    assert reads == ["t", "t"]  # read once it worked; the requests keep it current from then on
+    assert [t.name for t in await hook.selected(msgs, "t")] == ["tool_search", "gmail_create_draft", "slack_list_channel"]
+    assert "200 tools" in hook.search_tool.description
