@@ -152,3 +152,17 @@ async def test_under_the_threshold_or_off_every_schema_goes_out_and_no_search_to
             assert names(request) == every and "tool_search" not in names(request)
         assert chat.session.models.current.mw.tools_tokens == estimate_tools_tokens(llm.chat_requests()[0]["tools"])
         assert chat.ran()[0].startswith("github_list_issue ran:")
+
+
+async def test_a_fork_carries_the_tools_its_source_called(tmp_path, llm):
+    llm.push({"tool_calls": [("drive_list_file", {"workspace": "me", "query": "q3 report"})]})
+    async with Chat(tmp_path, llm) as chat:
+        await chat.session.open("src")
+        await run_turn(chat.session, "드라이브에서 보고서 찾아 줘")
+        await run_turn(chat.session, "고마워")
+        before = llm.chat_requests()[-1]["tools"]
+        fork = await chat.session.fork()
+        await chat.session.open(fork)
+        await run_turn(chat.session, "이어서")
+    assert [t["function"]["name"] for t in before] == ["tool_search", "drive_list_file"]
+    assert llm.chat_requests()[-1]["tools"] == before
