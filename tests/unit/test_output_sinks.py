@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from client.core.memory.policy import Bullet
-from client.engine.store.base import TurnUsage
+from client.engine.store.base import ThreadInfo, TurnUsage
 from client.ui import i18n
 from client.ui.render import Renderer
 from client.ui.slash import context, threads
@@ -55,7 +55,7 @@ def ctx(tmp_path: Path, answers: list[str] | None = None, interactive: bool = Fa
         return [Bullet(HOSTILE, [1], 0.9, 1, "t\x1b]0;id\x07")]
 
     async def export():
-        info = SimpleNamespace(thread_id="t1", title=HOSTILE, turns=1)
+        info = ThreadInfo("t1", "u", HOSTILE, 1, 0.0, 0.0)  # the store's own record, lineage fields and all
         from langchain_core.messages import AIMessage
 
         return SimpleNamespace(info=info, rows=[(1, AIMessage(HOSTILE))])
