@@ -7,8 +7,9 @@ permission gate; this middleware only changes `request.tools`:
 - the search tool (`tool_search`, registered here), the tools the thread called so far and those
   this turn's searches found. "Called so far" is read once per thread from the transcript
   (`history`), then kept as the requests go by, so a resumed thread sends what it would have sent;
-- a call of a name that is no tool gets a short error pointing to the search tool, not a list of
-  every tool's name.
+- a call of a name that is no tool (small models write `create_issue`, or `search` for the search
+  tool) gets a short error with what a search for its name and text arguments finds, not a list
+  of every tool's name; those tools are attached to the next request like a search's.
 What the model reads here is fixed English, like every tool error (client/engine/mcp/hub.py).
 """
 
@@ -20,8 +21,8 @@ from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResp
 from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 
-from client.core.context.deferred_tools import (DEFER_SHARE, ToolUse, request_tools, search_args,
-                                                search_tool_name, tool_calls, turn_searches)
+from client.core.context.deferred_tools import (DEFER_SHARE, ToolUse, request_tools, search_args, search_tool_name,
+                                                stand_in_query, tool_calls, turn_searches)
 from client.core.tool_search import SEARCH_SCHEMA, Index, ToolCard, result_text, search_description
 
 History = Callable[[str], Awaitable[Sequence[BaseMessage]]]  # a thread's transcript, oldest first
@@ -100,6 +101,10 @@ class ToolSearch(AgentMiddleware):
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         call = request.tool_call
         if request.tool is None:
-            return ToolMessage(content=NO_SUCH_TOOL.format(name=str(call.get("name"))[:64], search=self.search_name),
-                               tool_call_id=call["id"], name=call.get("name") or "", status="error")
+            name = str(call.get("name") or "")
+            found = self.index.search(stand_in_query(name, call.get("args")))
+            text = NO_SUCH_TOOL.format(name=name[:64], search=self.search_name)
+            if found.names:
+                text += "\n" + result_text(found, self.index)
+            return ToolMessage(content=text, tool_call_id=call["id"], name=name, status="error")
         return await handler(request)

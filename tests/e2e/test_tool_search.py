@@ -138,6 +138,20 @@ async def test_a_name_that_is_no_tool_points_to_the_search(tmp_path, llm):
     assert "github_list_issue" not in text  # not a list of every tool's name
 
 
+async def test_a_made_up_name_works_as_a_search_for_what_it_meant(tmp_path, llm):
+    """As the local 1.5B model does: `search(query=...)` for tool_search, then a name of its own."""
+    llm.push({"tool_calls": [("search", {"query": "github create issue"})]},
+             {"tool_calls": [("github_create_issue", {"workspace": "acme", "title": "from a small model"})]})
+    async with Chat(tmp_path, llm) as chat:
+        await chat.session.open("t6")
+        await run_turn(chat.session, "이슈 만들어 줘")
+        _, after_guess, after_call = llm.chat_requests()[:3]
+        text = last_tool_text(after_guess)
+        assert text.startswith(NO_SUCH_TOOL.format(name="search", search="tool_search") + "\nFound ")
+        assert "- github_create_issue [many]:" in text and "github_create_issue" in names(after_guess)
+        assert last_tool_text(after_call).startswith("github_create_issue ran:") and chat.ran()
+
+
 @pytest.mark.parametrize("case", ["few-tools", "off"])
 async def test_under_the_threshold_or_off_every_schema_goes_out_and_no_search_tool(tmp_path, llm, case):
     chat = Chat(tmp_path, llm, domains="github", budget=123_904) if case == "few-tools" else \

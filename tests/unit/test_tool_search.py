@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from client.core.context.deferred_tools import (DEFER_SHARE, MAX_TOOLS_PER_REQUEST, MIN_DEFERRED_TOOLS, MODES,
-                                                ToolUse, request_tools, search_args, search_tool_name, should_defer,
+                                                ToolUse, request_tools, search_args, search_tool_name, should_defer, stand_in_query,
                                                 tool_calls, turn_searches)
 from client.core.tool_search import (MAX_QUERY_CHARS, MAX_RESULTS, Index, ToolCard, brief, parse_query, result_text,
                                      search_description, terms)
@@ -144,6 +144,14 @@ def test_used_then_found_and_only_this_turns_searches():
     assert found == [INDEX.search("github create issue", 2).names]  # not the last turn's search
     chosen = request_tools(NAMES, SIZES, use, found, cap=10_000)
     assert chosen[0] == "gmail_create_draft" and chosen[1:] == found[0]
+
+
+def test_a_call_of_a_name_that_is_no_tool_counts_as_a_search():
+    msgs = [HumanMessage("now"), call("create_issue", title="Build fails", repo="github", n=3)]
+    assert stand_in_query("create_issue", {"title": "x" * 500, "n": 3}) == "create_issue " + "x" * 100
+    [found] = turn_searches(msgs, "tool_search", INDEX)
+    assert "github_create_issue" in found[:3]
+    assert turn_searches([HumanMessage("now"), call("github_create_issue")], "tool_search", INDEX) == []
 
 
 def test_the_cap_drops_least_recent_but_keeps_the_newest_matches():

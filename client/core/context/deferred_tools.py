@@ -12,7 +12,9 @@ carries instead:
    them in its next step.
 2 and 3 share a cap of DEFER_SHARE of the budget: past it the least recently used or found go
 first; the newest search's matches always stay. A tool missing from the list still runs when the
-model names it (the agent knows every tool): it then counts as used.
+model names it (the agent knows every tool): it then counts as used. A call of a name that is no
+tool (a small model writes `create_issue` or `search` for `tool_search`) counts as a search for
+its name's words and its text arguments: the tools it meant are attached to the next request.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any, Collection, Iterable, Mapping, Sequence
 from langchain_core.messages import AIMessage, BaseMessage
 
 from client.core.context.turns import is_turn_start
-from client.core.tool_search import DEFAULT_RESULTS, MAX_RESULTS, Index
+from client.core.tool_search import DEFAULT_RESULTS, MAX_QUERY_CHARS, MAX_RESULTS, Index
 
 MODES = ("auto", "on", "off")  # auto: by the rules below; on: always deferred; off: never
 DEFER_SHARE = 0.10  # of the request budget, as Claude Code's tool search does of the window
@@ -85,14 +87,27 @@ def search_args(args: Any) -> tuple[str, int] | None:
     return args["query"], max(1, min(limit, MAX_RESULTS))
 
 
+def stand_in_query(name: str, args: Any) -> str:
+    """The search a call of a name that is no tool stands for: the name and its text arguments."""
+    texts = [v[:100] for v in (args.values() if isinstance(args, dict) else []) if isinstance(v, str)]
+    return " ".join([name, *texts[:5]])[:MAX_QUERY_CHARS]
+
+
 def turn_searches(messages: Sequence[BaseMessage], search: str, index: Index) -> list[list[str]]:
-    """What each search call of the running turn (after its user message) found, in order."""
+    """What each search of the running turn (after its user message) found, in order: the search
+    tool's calls, and calls of names that are no tool (stand_in_query)."""
     start = max((i for i, m in enumerate(messages) if is_turn_start(m)), default=-1)
     out = []
     for m in messages[start + 1:]:
         if isinstance(m, AIMessage):
             for tc in m.tool_calls:
-                parsed = search_args(tc.get("args")) if tc.get("name") == search else None
+                name, args = tc.get("name") or "", tc.get("args")
+                if name == search:
+                    parsed = search_args(args)
+                elif name not in index.pos:
+                    parsed = (stand_in_query(name, args), DEFAULT_RESULTS)
+                else:
+                    parsed = None
                 if parsed:
                     out.append(index.search(parsed[0], parsed[1]).names)
     return out
