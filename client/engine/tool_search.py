@@ -46,7 +46,6 @@ class ToolSearch(AgentMiddleware):
         self.catalog = list(tools)
         self.by_name = {t.name: t for t in self.catalog}
         self.index = Index([card_of(t) for t in self.catalog])
-        self.sizes = {t.name: count([t]) for t in self.catalog}
         self.cap = int(DEFER_SHARE * budget)
         self.history = history
         self.uses: dict[str, ToolUse] = {}  # thread id -> tools called (a cache of its transcript)
@@ -55,6 +54,8 @@ class ToolSearch(AgentMiddleware):
                                           args_schema=SEARCH_SCHEMA, coroutine=self._search,
                                           metadata={"tool_search": True})
         self.tools = [self.search_tool]
+        alone = count([self.search_tool])  # what one more tool adds (a list's frame, the local rules: once)
+        self.sizes = {t.name: max(0, count([self.search_tool, t]) - alone) for t in self.catalog}
 
     @property
     def name(self) -> str:  # type: ignore[override]
