@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
 
     from client.engine.agent import ContextMiddleware
+    from client.engine.tool_search import History
 
 
 @dataclass(frozen=True)
@@ -57,11 +58,13 @@ class ModelStack:
 
 @dataclass(frozen=True)
 class AgentParts:
-    """What the agent is built over besides the model: the tools, the checkpointer, the permission gate."""
+    """What the agent is built over besides the model: the tools, the checkpointer, the permission
+    gate, and a thread's transcript (the tools it called: client/engine/tool_search.py)."""
 
     tools: tuple[BaseTool, ...] = ()
     checkpointer: Any = None
     gate: AgentMiddleware | None = None
+    history: History | None = None
 
 
 class Models:
@@ -86,9 +89,12 @@ class Models:
         return self._stack.settings
 
     def attach(self, tools: list[BaseTool] | tuple[BaseTool, ...], checkpointer: Any,
-               gate: AgentMiddleware | None = None) -> ModelStack:
-        """The agent over these tools, checkpointer and gate (once, when the tools are known)."""
-        self._parts = AgentParts(tuple(tools), checkpointer, gate)
+               gate: AgentMiddleware | None = None, history: History | None = None) -> ModelStack:
+        """The agent over these tools, checkpointer and gate (once, when the tools are known);
+        `history`: as given before when not given."""
+        if history is None and self._parts is not None:
+            history = self._parts.history
+        self._parts = AgentParts(tuple(tools), checkpointer, gate, history)
         self._stack = self._build(self._stack.settings, self._stack)
         return self._stack
 
@@ -126,7 +132,8 @@ class Models:
         agent, mw = build_agent(chat, tools, parts.checkpointer, settings.max_input_tokens, settings.debug,
                                 max_model_calls=settings.max_model_calls, max_tool_calls=settings.max_tool_calls,
                                 gate=parts.gate, tools_tokens=provider.tools_tokens(tools),
-                                calibration_prior=provider.calibration_prior)
+                                calibration_prior=provider.calibration_prior, count_tools=provider.tools_tokens,
+                                tool_search=settings.tool_search, history=parts.history)
         return ModelStack(settings, provider, chat, summarizer, agent, mw)
 
 

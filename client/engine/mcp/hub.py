@@ -47,7 +47,9 @@ class ToolHub:
         self.permissions = permissions or Permissions()  # who may run what (permissions.py)
         self.features = features
         self.frontend = frontend or Frontend()
-        self.servers = [ServerConn(s, features, errlog) for s in (specs if specs is not None else [bundled_spec()])]
+        specs = specs if specs is not None else [bundled_spec()]
+        self.disabled = [s for s in specs if not s.enabled]  # "enabled": false: listed, never started
+        self.servers = [ServerConn(s, features, errlog) for s in specs if s.enabled]
         if not debug:  # the SDK logs tracebacks (e.g. a server printing non-JSON); we report one line
             sdk_log = logging.getLogger("mcp")
             if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
