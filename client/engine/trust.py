@@ -1,8 +1,9 @@
 """Working-folder trust, the I/O half: reading what a folder offers, and the per-user record.
 
 The record is $XDG_CONFIG_HOME/mcp-chat/trusted-folders.json (else ~/.config/...): directory
-0700, file 0600, replaced atomically. A record others could have written (group/world-writable,
-another owner, a symlink) is ignored: then no folder is trusted. The rules: client/core/trust.py.
+0700, file 0600, replaced atomically. A record that is not private (others may read or write
+it, another owner, a symlink: plumbing/private.py) is ignored: then no folder is trusted. The
+rules: client/core/trust.py.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Iterable
 from client.core.config import ConfigError
 from client.core.paths import LOCAL_DB, config_dir
 from client.core.trust import Offer, Records, TrustKey, offer
-from client.engine.private_json import read_private_json, write_private_json
+from plumbing.private import read_json, save_json
 
 RECORD = "trusted-folders.json"
 ENV_FILE = ".env"
@@ -72,7 +73,7 @@ def folder_offer(folder: Path, real_env: Iterable[str], db_chosen: bool) -> Offe
 
 
 def load_records(path: Path | None = None) -> Records:
-    doc = read_private_json(path or record_path())
+    doc = read_json(path or record_path())
     items = doc.get("folders") if isinstance(doc, dict) else None
     keys = [TrustKey(e["path"], e.get("env_sha256")) for e in items or []
             if isinstance(e, dict) and isinstance(e.get("path"), str)
@@ -82,5 +83,5 @@ def load_records(path: Path | None = None) -> Records:
 
 def save_records(records: Records, path: Path | None = None) -> str | None:
     """None, or why the record could not be written."""
-    return write_private_json(path or record_path(), {"version": 1, "folders": [
+    return save_json(path or record_path(), {"version": 1, "folders": [
         {"path": k.folder, "env_sha256": k.env_sha256, "trusted_at": int(time.time())} for k in records.keys]})

@@ -3,8 +3,8 @@
 One JSON file per `--user`: $XDG_CONFIG_HOME/mcp-chat/permissions-<user>.json (else
 ~/.config/mcp-chat/...), directory 0700, file 0600, replaced atomically. An approval names the
 server, its command line or URL (no secrets) and the tool: the same name pointing elsewhere is
-not approved. A file others could have written (group/world-writable, another owner) is
-ignored, never trusted.
+not approved. A file that is not private (others may read or write it, another owner, a
+symlink: plumbing/private.py, the one rule for such files) is ignored, never trusted.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from client.core.paths import config_dir, safe_name
-from client.engine.private_json import read_private_json, write_private_json
+from plumbing.private import read_json, save_json
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class SavedApprovals:
         return keys
 
     def _entries(self) -> list[dict]:
-        doc = read_private_json(self.path)
+        doc = read_json(self.path)
         items = doc.get("allow") if isinstance(doc, dict) else None
         return [e for e in items or [] if isinstance(e, dict)
                 and all(isinstance(e.get(k), str) for k in ("server", "where", "tool"))]
@@ -65,6 +65,6 @@ class SavedApprovals:
         return n
 
     def _write(self, entries: list[dict]) -> str | None:
-        err = write_private_json(self.path, {"version": 1, "allow": entries})
+        err = save_json(self.path, {"version": 1, "allow": entries})
         self._cache = None
         return err
