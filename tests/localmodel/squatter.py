@@ -1,6 +1,6 @@
 """Plays another local user who wants to be the local model (tests/localmodel/test_squat.py).
 
-    python3 squatter.py MARKER FOLDER[:FOLDER...]
+    python3 -c "$(cat squatter.py)" MARKER FOLDER[:FOLDER...]
 
 Stdlib only, run as a throwaway user. It watches every process's command line (world-readable
 in /proc) for one that carries MARKER (the model's alias), and the moment it appears, before the
