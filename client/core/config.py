@@ -91,6 +91,7 @@ class Settings:
     lang: str = "ko"
     continue_last: bool = False  # -c: this user's most recently active thread that has turns
     resume: str | None = None  # -r/--resume: an existing thread's id or unique prefix; "": pick one at the terminal
+    fork_session: bool = False  # --fork: open a copy of the chosen thread (client/engine/forks.py)
     prompt: str | None = None  # -p: the one message (stdin already read); None: a chat
     output_format: str = "text"  # -p: text | json
     require_tools: bool = False

@@ -43,6 +43,7 @@ class ApprovalRequest:
     args: str  # JSON, secrets masked, at most permissions.ARGS_SHOWN characters
     hidden: int = 0  # characters of the arguments cut off
     destructive: bool | None = None  # the tool's destructiveHint, when it gives one
+    changed: tuple[str, ...] = ()  # approved before, changed since: which parts (client/core/toolprint.py)
 
 
 @dataclass(frozen=True)

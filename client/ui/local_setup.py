@@ -26,7 +26,9 @@ class SetupView:
             self._progress(event)
 
     def _say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        from client.ui.safe_text import screen
+
+        print(screen(text), file=self.out, flush=True)  # a download's error text is from outside
 
     def _progress(self, p: SetupProgress) -> None:
         label = t(p.label)

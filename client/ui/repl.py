@@ -39,7 +39,7 @@ from client.ui.tui import TtyReader, quiet_input
 
 
 class Repl:
-    def __init__(self, settings: Settings, session: ChatSession, hub: ToolHub, renderer: Renderer,
+    def __init__(self, session: ChatSession, hub: ToolHub, renderer: Renderer,
                  frontend: TerminalFrontend | None = None, reader: LineReader | TtyReader | None = None) -> None:
         self.session = session
         self.hub = hub
@@ -73,8 +73,15 @@ class Repl:
             self._current = None
 
     async def choose_thread(self) -> None:
-        """--thread, --new, -c, -r [ID], or the picker at a terminal (client/ui/picker.py)."""
-        await self.switch(await ThreadChooser(self.s, self.session.threads, self.r, self.read_line).choose())
+        """--thread, --new, -c, -r [ID], or the picker at a terminal (client/ui/picker.py); with --fork,
+        a copy of the thread chosen."""
+        tid = await ThreadChooser(self.s, self.session.threads, self.r, self.read_line).choose()
+        if self.s.fork_session and tid is not None:
+            source = tid
+            tid = await self.session.threads.fork(source)
+            info = await self.session.threads.info(tid)
+            self.r.info(t("forked", src=source, n=info.turns if info else 0, id=tid))
+        await self.switch(tid)
 
     async def end_thread(self) -> None:
         """The thread's memory pass starts in the background; passes finished by now are reported."""
@@ -196,11 +203,11 @@ class Repl:
         self.tools_ready = None
         return True
 
-    async def turn(self, text: str, **kw: object) -> None:
+    async def turn(self, text: str, *, force_summary: bool = False, focus: str | None = None) -> None:
         started = time.monotonic()
 
         async def consume() -> None:
-            async for ev in self.session.turn(text, **kw):  # type: ignore[arg-type]
+            async for ev in self.session.turn(text, force_summary=force_summary, focus=focus):
                 if self.capture is not None:
                     self.capture.record(ev)
                 if isinstance(ev, TurnDone):

@@ -72,7 +72,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
             session = _build(settings, store, hub.tools, models, gate)
         from client.ui.repl import Repl
 
-        repl = Repl(settings, session, hub, renderer, frontend, reader)
+        repl = Repl(session, hub, renderer, frontend, reader)
         repl.tools_ready = tools.wait if tools else None
         try:
             return await repl.run()
