@@ -1,61 +1,27 @@
-"""Per-user records of trusted folders, and the private JSON files they live in. Stdlib only.
+"""Per-user records of trusted folders, in a private JSON file. Stdlib only.
 
 Generic (direnv's `allow` file, in JSON): where the file is, and what a record holds besides
-its folder, come from the caller. The record file is the user's own: read never through a
-symlink, and one others could have written (group/world-writable, another owner) counts as
-absent; written with its directory 0700, the file 0600, replaced atomically. A record is a
-JSON object with "path" (the folder's real path); `ENV_DIGEST` names the sha256 of the bytes
-of the folder's env file, which is all a reader that only loads that file needs to check.
+its folder, come from the caller. The record file is a private state file (plumbing/private.py,
+the one rule: read only when it is this user's own regular file that no one else may read or
+write, never through a symlink; written 0600 in a 0700 folder, atomically). A record is a JSON
+object with "path" (the folder's real path); `ENV_DIGEST` names the sha256 of the bytes of the
+folder's env file, which is all a reader that only loads that file needs to check.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import tempfile
 from pathlib import Path
-from typing import Any
+
+from plumbing.private import read_json
 
 ENV_DIGEST = "env_sha256"  # hex sha256 of the env file's bytes; null: the folder had none
 
 
-def read_private_json(path: Path) -> Any | None:
-    """The document, or None when absent, unreadable, not JSON or not trustworthy."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    with os.fdopen(fd, encoding="utf-8") as f:
-        st = os.fstat(f.fileno())
-        if st.st_mode & 0o022 or (hasattr(os, "geteuid") and st.st_uid != os.geteuid()):
-            return None  # someone else could have written it for us
-        try:
-            return json.load(f)
-        except (ValueError, UnicodeDecodeError):
-            return None
-
-
-def write_private_json(path: Path, doc: Any) -> str | None:
-    """None, or why the file could not be written."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", dir=path.parent)  # 0600
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(doc, f, ensure_ascii=False, indent=2)
-            os.replace(tmp, path)
-        except OSError:
-            os.unlink(tmp)
-            raise
-    except OSError as e:
-        return f"{path}: {e.strerror or type(e).__name__}"
-    return None
-
-
 def read_records(path: Path, key: str = "folders") -> list[dict]:
     """The records in `path` under `key` (those with a string "path"); [] when untrustworthy."""
-    doc = read_private_json(path)
+    doc = read_json(path)
     items = doc.get(key) if isinstance(doc, dict) else None
     return [e for e in items if isinstance(e, dict) and isinstance(e.get("path"), str)] if isinstance(items, list) else []
 

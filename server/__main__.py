@@ -231,29 +231,28 @@ def main(argv: list[str] | None = None) -> int:
 
 def boot() -> None:
     """The client's bundled stdio command (client/engine/mcp/specs.py): served by this user's
-    pre-imported server process when one runs (client/engine/launch/), else a cold start."""
-    from client.engine.launch import launcher
+    pre-imported server process when one runs (plumbing/forkserver, server/daemon.py), else a cold start."""
+    from plumbing.forkserver import launcher
+    from server.daemon import PROGRAM
 
-    code = launcher.run("server", MODULE)
+    code = launcher.run(PROGRAM)
     if code is None:  # a stdio server ends by a signal (_exit_now): start the daemon now, importing later
-        launcher.spawn("server", MODULE, dict(os.environ), delay=SPAWN_DELAY)
+        launcher.spawn(PROGRAM, dict(os.environ), delay=SPAWN_DELAY)
         code = main()
     sys.exit(code)
 
 
 def daemon(kind: str, name: str) -> None:
     """The pre-imported server process (started by launcher.spawn); each forked run goes on here."""
-    from client.engine.launch.daemon import serve
-    from client.engine.launch.preload import preload
+    from plumbing.forkserver.child import run_main
+    from plumbing.forkserver.daemon import serve
+    from server.daemon import PROGRAM, preload
 
-    run = serve(kind, name, lambda: preload("server"))
+    run = serve(PROGRAM, name, preload)
     run.become()
-    from client.engine.launch.child import run_main
-
     run_main(main)
 
 
-MODULE = "server.__main__"
 SPAWN_DELAY = 5.0  # seconds: the chat that started this server is starting too
 
 if __name__ == "__main__":

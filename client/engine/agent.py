@@ -30,9 +30,11 @@ async def check_key(settings: Settings, runtime: Runtime | None = None) -> None:
     first real request."""
     import httpx
 
+    from client.engine.http import async_client
+
     runtime = runtime or Runtime.of(settings)
     try:
-        async with httpx.AsyncClient(timeout=5) as client:
+        async with async_client(runtime.uds, timeout=5) as client:
             r = await client.get(runtime.base_url.rstrip("/") + "/models",
                                  headers={"Authorization": f"Bearer {runtime.key(settings)}"})
     except httpx.HTTPError:

@@ -112,7 +112,7 @@ class Models:
         helper = self.runtime.summary_server()
         if helper is None:
             return None
-        key = (helper.base_url, self._stack.name)
+        key = (f"{helper.uds}{helper.base_url}", self._stack.name)
         if self._background is None or self._background[0] != key:
             self._background = (key, build_model(self._stack.settings, helper, with_tools=False))
         return self._background[1]
@@ -139,12 +139,12 @@ class Models:
 
 async def list_models(settings: Settings, runtime: Runtime | None = None, timeout: float = 10.0) -> list[str] | None:
     """Model ids the endpoint lists; None when it has no /models route. Raises on other faults."""
-    import httpx
+    from client.engine.http import async_client
 
     runtime = runtime or Runtime.of(settings)
     key = runtime.key(settings)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    async with httpx.AsyncClient(timeout=timeout) as client:
+    async with async_client(runtime.uds, timeout=timeout) as client:
         r = await client.get(runtime.base_url.rstrip("/") + "/models", headers=headers)
     if r.status_code in (404, 405):
         return None

@@ -2,8 +2,9 @@
 
 The record is $XDG_CONFIG_HOME/mcp-chat/trusted-folders.json (else ~/.config/...): directory
 0700, file 0600, replaced atomically, read and written through plumbing/trust_record.py (the
-search server reads the same file). A record others could have written (group/world-writable,
-another owner, a symlink) is ignored: then no folder is trusted. The rules: client/core/trust.py.
+search server reads the same file). A record that is not private (others may read or write
+it, another owner, a symlink: plumbing/private.py) is ignored: then no folder is trusted. The
+rules: client/core/trust.py.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from client.core.config import ConfigError
 from client.core.paths import LOCAL_DB, config_dir
 from client.core.pg_url import is_postgres_url
 from client.core.trust import DB_VAR, DbId, Offer, Record, looks_like_path, offer, path_pieces, record_of, used_env
-from plumbing.trust_record import ENV_DIGEST, read_records, read_regular, sha256_bytes, stat_identity, write_private_json
+from plumbing.private import save_json
+from plumbing.trust_record import ENV_DIGEST, read_records, read_regular, sha256_bytes, stat_identity
 
 RECORD = "trusted-folders.json"
 ENV_FILE = ".env"
@@ -217,7 +219,7 @@ def _db_of(doc: dict | None) -> DbId | None:
 def save_records(records: list[Record], path: Path | None = None) -> str | None:
     """None, or why the record could not be written."""
     now = int(time.time())
-    return write_private_json(path or record_path(), {"version": 2, "folders": [
+    return save_json(path or record_path(), {"version": 2, "folders": [
         {"path": r.folder, ENV_DIGEST: r.env_sha256, "files": dict(r.files),
          "db": None if r.db is None else {"dev": r.db.dev, "ino": r.db.ino, "origin": r.db.origin},
          "trusted_at": now} for r in records]})

@@ -24,8 +24,8 @@ TOOL_SEARCH_MODES = ("auto", "on", "off")  # = client.core.context.deferred_tool
 LOCAL_THREADS = "MCP_CHAT_LOCAL_THREADS"  # local: llama-server threads (read by client/engine/local/server.py)
 KEEP_ALIVE = "MCP_CHAT_LOCAL_KEEP_ALIVE"  # local: seconds (read by client/engine/local/keeper.py)
 OAUTH_HEADLESS = "MCP_CHAT_OAUTH_HEADLESS"  # read by client/engine/mcp/oauth.py
-DAEMON = "MCP_CHAT_DAEMON"  # read by client/engine/launch/launcher.py before the command line
-DAEMON_IDLE = "MCP_CHAT_DAEMON_IDLE"  # read by client/engine/launch/daemon.py
+DAEMON = "MCP_CHAT_DAEMON"  # read by plumbing/forkserver/launcher.py (client/engine/daemon.py) before the command line
+DAEMON_IDLE = "MCP_CHAT_DAEMON_IDLE"  # read by plumbing/forkserver/daemon.py
 
 
 def raw(name: str) -> str | None:

@@ -8,7 +8,7 @@ import sys
 from typing import Any, TextIO
 
 from client.engine.frontend import Frontend
-from client.engine.local.progress import SetupEvent, SetupNote, SetupProgress
+from client.engine.frontend import SetupEvent, SetupNote, SetupProgress
 from client.ui.i18n import t
 
 

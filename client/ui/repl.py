@@ -40,12 +40,12 @@ from client.ui.tui import TtyReader, quiet_input
 
 class Repl:
     def __init__(self, session: ChatSession, hub: ToolHub, renderer: Renderer,
-                 frontend: TerminalFrontend | None = None) -> None:
+                 frontend: TerminalFrontend | None = None, reader: LineReader | TtyReader | None = None) -> None:
         self.session = session
         self.hub = hub
         self.r = renderer
-        self.frontend = frontend  # the engine's way to the screen: asks once a terminal is read (run)
-        self.reader: LineReader | TtyReader | None = None
+        self.frontend = frontend  # the engine's way to the screen (it asks through the same reader)
+        self.reader = reader  # startup.make_reader: prompt_toolkit at a terminal, lines in a pipe, none with -p
         self._current: asyncio.Task | None = None  # what Ctrl-C cancels
         self.capture: Capture | None = None  # -p: what the one turn produced
         # at a terminal the MCP servers may still be connecting (client/ui/startup.py): awaited before a turn
@@ -123,14 +123,6 @@ class Repl:
 
     async def run(self) -> int:
         once = self.s.prompt is not None  # -p: no input is read after the prompt
-        if once:
-            self.reader = None
-        elif self.r.interactive:
-            self.reader = reader = TtyReader(self.s.user)
-            if self.frontend is not None:  # tool approvals, servers' forms and questions
-                self.frontend.attach(lambda prompt: reader.read(prompt))
-        else:
-            self.reader = LineReader()
         loop = asyncio.get_running_loop()
         try:
             loop.add_signal_handler(signal.SIGINT, self._interrupt)

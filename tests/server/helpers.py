@@ -66,11 +66,11 @@ def trust_folder(folder: Path, config_home: Path | None = None) -> dict[str, str
     does (plumbing/trust_record.py); the environment that makes a server child read that record."""
     import hashlib
 
-    from plumbing.trust_record import write_private_json
+    from plumbing.private import write_json
 
     home = config_home or folder.parent / f"{folder.name}-config"
     env_bytes = (folder / ".env").read_bytes()
-    write_private_json(home / "mcp-chat" / "trusted-folders.json", {"version": 2, "folders": [
+    write_json(home / "mcp-chat" / "trusted-folders.json", {"version": 2, "folders": [
         {"path": os.path.realpath(folder), "env_sha256": hashlib.sha256(env_bytes).hexdigest()}]})
     return {"XDG_CONFIG_HOME": str(home)}
 

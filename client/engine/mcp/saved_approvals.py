@@ -5,8 +5,9 @@ One JSON file per `--user`: $XDG_CONFIG_HOME/mcp-chat/permissions-<user>.json (e
 server, its command line or URL (no secrets) and the tool: the same name pointing elsewhere is
 not approved. It also holds the tool's print (client/core/toolprint.py: digests of its
 description, input schema and annotations as approved); an entry without one (saved by an
-older client) matches no tool as it is now. A file others could have written
-(group/world-writable, another owner) is ignored, never trusted.
+older client) matches no tool as it is now. A file that is not private (others may read or
+write it, another owner, a symlink: plumbing/private.py, the one rule for such files) is
+ignored, never trusted.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from client.core.paths import config_dir, safe_name
 from client.core.toolprint import ToolPrint
-from client.engine.private_json import read_private_json, write_private_json
+from plumbing.private import read_json, save_json
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class SavedApprovals:
         return approved
 
     def _entries(self) -> list[dict]:
-        doc = read_private_json(self.path)
+        doc = read_json(self.path)
         items = doc.get("allow") if isinstance(doc, dict) else None
         return [e for e in items or [] if isinstance(e, dict)
                 and all(isinstance(e.get(k), str) for k in ("server", "where", "tool"))]
@@ -75,7 +76,7 @@ class SavedApprovals:
         return n
 
     def _write(self, entries: list[dict]) -> str | None:
-        err = write_private_json(self.path, {"version": 2, "allow": entries})
+        err = save_json(self.path, {"version": 2, "allow": entries})
         self._cache = None
         return err
 

@@ -45,7 +45,7 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 NAVER_KEYS = ("NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET")
 # What the bundled server reads (server/naver.py); nothing else of ours reaches it (client/core/childenv.py).
 BUNDLED_VARS = (*NAVER_KEYS, "NAVER_API_BASE_URL", "NAVER_TIMEOUT", "NAVER_RESULT_MAX_CHARS",
-                # whether and where its pre-imported process runs (client/engine/launch/)
+                # whether and where its pre-imported process runs (plumbing/forkserver, server/daemon.py)
                 "MCP_CHAT_DAEMON", "MCP_CHAT_RUNTIME_DIR", "MCP_CHAT_DAEMON_IDLE", "MCP_CHAT_DAEMON_DEBUG")
 
 
@@ -83,7 +83,7 @@ class ServerSpec:
 # `-E` ignores PYTHONPATH/PYTHONSTARTUP/...: no server.py, mcp.py, ... there can be imported;
 # `--no-env-file`: the working folder's .env is not the server's configuration either.
 # server.__main__.boot hands the run to this user's pre-imported server process when one serves
-# this installation (client/engine/launch/), else starts cold.
+# this installation (plumbing/forkserver, server/daemon.py), else starts cold.
 _BOOT = "import sys; sys.path.insert(0, sys.argv.pop(1)); from server.__main__ import boot; boot()"
 
 
