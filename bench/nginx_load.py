@@ -24,9 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import httpx2  # noqa: E402
 from mcp import ClientSession  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
-from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 
 from tests.deploy.stack import REPLICA_PORTS, TOKEN, Stack  # noqa: E402
 
@@ -55,8 +55,9 @@ async def client(stack: Stack, run: Run, cid: int, searches: int) -> None:
         calling = False
         try:
             async with contextlib.AsyncExitStack() as es:
-                http = await es.enter_async_context(create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"}))
-                read, write, _ = await es.enter_async_context(streamable_http_client(stack.url, http_client=http))
+                http = await es.enter_async_context(httpx2.AsyncClient(
+                    headers={"Authorization": f"Bearer {TOKEN}"}, timeout=httpx2.Timeout(30, read=300)))
+                read, write = await es.enter_async_context(streamable_http_client(stack.url, http_client=http))
                 session = await es.enter_async_context(ClientSession(read, write))
                 await asyncio.wait_for(session.initialize(), CALL_TIMEOUT)
                 while i < searches:
@@ -73,7 +74,7 @@ async def client(stack: Stack, run: Run, cid: int, searches: int) -> None:
                         if run.done * 2 >= run.total:
                             run.halfway.set()
                     calling = False
-                    if result.isError:
+                    if result.is_error:
                         run.failed += 1
                     else:
                         run.latencies.append((time.perf_counter() - start) * 1000)

@@ -80,7 +80,7 @@ async def open_session(transport: str, env: dict[str, str]) -> AsyncIterator[Cli
     proc = spawn(["-m", "server", "--port", str(port), "--log-level", "warning", *extra], env)
     try:
         wait_port(port, proc)
-        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write, _):
+        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 yield session
@@ -92,7 +92,7 @@ async def timed_call(session: ClientSession, i: int) -> float:
     t0 = time.perf_counter()
     result = await session.call_tool("web_search", {"query": f"벤치마크 {i}", "display": 10})
     elapsed = time.perf_counter() - t0
-    if result.isError:
+    if result.is_error:
         raise RuntimeError(result.content[0].text)
     return elapsed
 

@@ -140,7 +140,8 @@ def setup_logging(level: str) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     if level != "DEBUG":
-        for name in ("mcp.server.lowlevel.server", "mcp.server.streamable_http", "httpx", "httpcore"):
+        for name in ("mcp.server.lowlevel.server", "mcp.server.mcpserver.server", "mcp.server.streamable_http",
+                     "httpx", "httpcore"):
             logging.getLogger(name).setLevel(logging.WARNING)
         # A second line per request (session created/refused, Host/Origin refused): the access
         # line already says it (server.gate.AccessLog), so one request stays one line.
@@ -189,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"mcp-search-server: error: {exc}", file=sys.stderr)
         return 2
-    # Import after logging is set so FastMCP's basicConfig does not install its own handler.
+    # Import after logging is set so MCPServer's basicConfig does not install its own handler.
     from server.app import build_app, serve_http, serve_stdio
     from server.gate import describe_security
 

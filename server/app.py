@@ -1,4 +1,7 @@
-"""The FastMCP app "naver-search": three Naver Search tools plus runners for both transports."""
+"""The MCPServer app "naver-search": three Naver Search tools plus runners for both transports.
+
+It speaks both eras of MCP (SDK 2.x): 2026-07-28 (`server/discover`, one stateless request per
+exchange, `ttlMs`/`cacheScope` on lists) and the 2025 `initialize` handshake for older clients."""
 
 from __future__ import annotations
 
@@ -6,11 +9,13 @@ import contextlib
 import inspect
 import logging
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from mcp.server.fastmcp import FastMCP
-from mcp.server.fastmcp.exceptions import ToolError
-from mcp.types import ContentBlock, ToolAnnotations
+from mcp.server.caching import CacheHint
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from server import gate, httpconn, naver
@@ -97,6 +102,12 @@ async def blog_search(query: Query, display: Display = 10, start: Start = 1, sor
     return await naver.search("blog", query, display, start, sort)
 
 
+# 2026-07-28 lists say how long a client may keep them (ttlMs) and whether they may be shared
+# (cacheScope). The tool set is fixed for the life of the process and the same for every caller.
+LISTING_TTL_MS = 10 * 60 * 1000
+CACHE_HINTS = {m: CacheHint(ttl_ms=LISTING_TTL_MS, scope="public") for m in (
+    "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list")}
+
 TOOLS = (
     (web_search, "네이버 웹 검색 (Naver web search)"),
     (news_search, "네이버 뉴스 검색 (Naver news search)"),
@@ -105,18 +116,34 @@ TOOLS = (
 
 
 def _argument_error(error: ValidationError) -> ToolError:
-    """One clean sentence for a type error caught by FastMCP's pydantic argument model."""
+    """One clean sentence for a type error caught by MCPServer's pydantic argument model."""
     first = error.errors()[0]
     name = ".".join(str(p) for p in first.get("loc", ())) or "?"
     return ToolError(f"인자 '{name}'의 값이 올바르지 않습니다 (invalid argument '{name}': {first.get('msg', 'invalid')}).")
 
 
-class NaverFastMCP(FastMCP):
-    """FastMCP whose tool errors carry only our message, without the 'Error executing tool' prefix."""
+@dataclass(frozen=True)
+class HttpOptions:
+    """How `serve_http` builds the streamable HTTP app (SDK 2.x takes these there, not in the constructor)."""
 
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Sequence[ContentBlock] | dict[str, Any]:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    stateless_http: bool = False
+    json_response: bool = False
+    allowed_hosts: Sequence[str] = field(default_factory=tuple)
+    allowed_origins: Sequence[str] = field(default_factory=tuple)
+    max_sessions: int | None = DEFAULT_MAX_SESSIONS
+    session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT
+
+
+class NaverMCPServer(MCPServer):
+    """MCPServer whose tool errors carry only our message, without the 'Error executing tool' prefix."""
+
+    http: HttpOptions = HttpOptions()
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult | InputRequiredResult:
         try:
-            return await super().call_tool(name, arguments)
+            return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
             if isinstance(cause, ToolError):
@@ -139,24 +166,16 @@ def build_app(
     allowed_origins: Sequence[str] = (),
     max_sessions: int | None = DEFAULT_MAX_SESSIONS,
     session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
-) -> NaverFastMCP:
+) -> NaverMCPServer:
     """Create the server. `stateless_http`/`json_response` are what `--stateless` turns on;
     `allowed_hosts`/`allowed_origins` extend DNS-rebinding protection beyond loopback;
     `max_sessions`/`session_idle_timeout` bound the stateful MCP sessions (the SDK's own limits:
     a new session beyond the cap gets 503, a session with no request in flight for that many
     seconds is closed and its id answers 404; None: no limit)."""
-    app = NaverFastMCP(
-        name="naver-search",
-        instructions=INSTRUCTIONS,
-        host=host,
-        port=port,
-        stateless_http=stateless_http,
-        json_response=json_response,
-        log_level=log_level,
-        transport_security=gate.transport_security(host, allowed_hosts, allowed_origins),
-        max_sessions=max_sessions,
-        session_idle_timeout=session_idle_timeout,
-    )
+    app = NaverMCPServer("naver-search", instructions=INSTRUCTIONS, version=_version(), log_level=log_level,
+                         cache_hints=CACHE_HINTS)
+    app.http = HttpOptions(host, port, stateless_http, json_response, tuple(allowed_hosts), tuple(allowed_origins),
+                           max_sessions, session_idle_timeout)
     for fn, title in TOOLS:
         app.add_tool(
             fn,
@@ -177,25 +196,28 @@ async def _close_client_after(inner: Any, starlette_app: Any) -> AsyncIterator[N
             await naver.aclose_client()
 
 
-async def serve_http(app: NaverFastMCP, tokens: Sequence[str] = (),
+async def serve_http(app: NaverMCPServer, tokens: Sequence[str] = (),
                      header_timeout: float = DEFAULT_HEADER_TIMEOUT) -> None:
     """Serve streamable HTTP at http://HOST:PORT/mcp behind `gate` (access log, GET /healthz,
     bearer tokens when given); the shared Naver client closes on shutdown. A connection must
     complete each request head within `header_timeout` seconds (httpconn).
 
-    FastMCP's own `lifespan` runs once per MCP session (per request when stateless), so the
-    process-wide client is closed from the Starlette app lifespan instead.
+    The process-wide client is closed from the Starlette app lifespan, which runs once.
     """
     import uvicorn
 
-    starlette_app = app.streamable_http_app()
+    h = app.http
+    starlette_app = app.streamable_http_app(
+        stateless_http=h.stateless_http, json_response=h.json_response, host=h.host,
+        transport_security=gate.transport_security(h.host, h.allowed_hosts, h.allowed_origins),
+        max_sessions=h.max_sessions, session_idle_timeout=h.session_idle_timeout)
     inner = starlette_app.router.lifespan_context
     starlette_app.router.lifespan_context = lambda a: _close_client_after(inner, a)
     level = app.settings.log_level.lower()
     config = uvicorn.Config(
         gate.wrap(starlette_app, tokens),
-        host=app.settings.host,
-        port=app.settings.port,
+        host=h.host,
+        port=h.port,
         log_level=level,
         access_log=False,  # gate.AccessLog writes one line per request (no query strings)
         log_config=None,  # keep our logging setup (stderr)
@@ -205,9 +227,19 @@ async def serve_http(app: NaverFastMCP, tokens: Sequence[str] = (),
     await uvicorn.Server(config).serve()
 
 
-async def serve_stdio(app: NaverFastMCP) -> None:
+async def serve_stdio(app: NaverMCPServer) -> None:
     """Serve over stdin/stdout (one session per process)."""
     try:
         await app.run_stdio_async()
     finally:
         await naver.aclose_client()
+
+
+def _version() -> str:
+    """serverInfo.version: this package's (SDK 2.x no longer reports its own in its place)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mcp-chat")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"

@@ -20,7 +20,7 @@ access_logger = logging.getLogger("server.access")
 
 HEALTH_PATH = "/healthz"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-# What FastMCP allows by default on a loopback bind; always allowed in addition to the options.
+# What MCPServer allows by default on a loopback bind; always allowed in addition to the options.
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
 LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
 
@@ -43,9 +43,9 @@ def split_list(values: Iterable[str] | str | None) -> list[str]:
 def transport_security(
     host: str, allowed_hosts: Sequence[str], allowed_origins: Sequence[str]
 ) -> TransportSecuritySettings | None:
-    """DNS-rebinding protection settings for FastMCP.
+    """DNS-rebinding protection settings for MCPServer's streamable HTTP app.
 
-    With allowed hosts/origins: protection on, loopback plus those. Without: None, i.e. FastMCP's
+    With allowed hosts/origins: protection on, loopback plus those. Without: None, i.e. the SDK's
     own default (on for a loopback bind, off for any other address; `describe_security` says so).
     """
     if not allowed_hosts and not allowed_origins:

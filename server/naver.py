@@ -7,7 +7,7 @@ Configuration (read from the environment on every call, so a `.env` loaded at st
   NAVER_RESULT_MAX_CHARS                 cap on the JSON text returned to the model, default 4000
 
 One `httpx.AsyncClient` is shared by the whole process (lazy, keep-alive); `aclose_client()` closes it.
-Every failure is raised as `NaverSearchError` (a FastMCP `ToolError`) holding one clear sentence.
+Every failure is raised as `NaverSearchError` (an MCPServer `ToolError`) holding one clear sentence.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from mcp.server.fastmcp.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError
 
 from server.results import clean_item, fit_result
 

@@ -42,6 +42,8 @@ def describe_servers(hub: ToolHub) -> list[str]:
     for s in hub.servers:
         line = t("mcp_server_row", name=s.spec.name, state=_state(s), transport=s.spec.transport,
                  shown=s.spec.shown, n=len(hub.tools_of(s)))
+        if s.protocol and s.state == "connected":  # the revision it speaks: 2026-07-28 or a 2025 one
+            line += t("mcp_server_protocol", version=s.protocol)
         if s.restarts:
             line += t("mcp_server_restarts", n=s.restarts)
         lines.append(line)

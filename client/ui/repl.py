@@ -50,6 +50,8 @@ class Repl:
         self.capture: Capture | None = None  # -p: what the one turn produced
         # at a terminal the MCP servers may still be connecting (client/ui/startup.py): awaited before a turn
         self.tools_ready: Callable[[], Awaitable[None]] | None = None
+        # before every turn: servers whose tools changed are listed again (client/ui/startup.py)
+        self.tools_changed: Callable[[], Awaitable[None]] | None = None
         self.slash = SlashContext(session, renderer, hub, read_line=self.read_line, switch=self.switch,
                                   compact=self.turn_compact, turn=self.turn)
 
@@ -181,6 +183,8 @@ class Repl:
                 continue
             if self.tools_ready is not None and not await self.wait_for_tools():
                 continue
+            if self.tools_changed is not None:
+                await self.tools_changed()
             await self.turn(await with_mentions(self.hub, self.s, self.r, text))
         await self.end_thread()
         await self.close_memory()

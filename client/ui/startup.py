@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from client.core.config import Settings
 from client.core.secrets import remember, settings_secrets
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from client.engine.store import Store
 
 EXIT_OK, EXIT_RUNTIME = 0, 1
+SPAWN_WAIT = 2.0  # seconds at most for the MCP servers' processes to start before the model is built
 
 
 async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) -> int:
@@ -50,21 +51,27 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
     secrets = [*settings_secrets(settings), *([runtime.api_key] if runtime.api_key else [])]
     remember(secrets)  # masked in everything stored or printed from now on (client/core/secrets.py)
     permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), frontend, secrets)
-    models = Models(settings, runtime)  # the one owner of the model: sampling, summaries, memory and the agent read it
-    features = client_features(settings, models, frontend)  # e.g. an OAuth login URL at start-up
+
+    def current_models() -> Models:  # sampling asks for the model only once a server asks, long after it is built
+        return models
+
+    features = client_features(settings, current_models, frontend)  # e.g. an OAuth login URL at start-up
     # --debug: stdio servers' stderr shown line by line, cleaned and masked like everything we print
     errlog = line_pipe(_server_stderr) if settings.debug else None
     hub = ToolHub(specs, settings.debug, permissions, features, frontend, errlog=errlog)
     connecting = asyncio.get_running_loop().create_task(hub.connect(), name="mcp-connect")
     try:
+        # the servers start (their own imports, on another core) while this process builds the model
+        await hub.opened(SPAWN_WAIT)
+        models = Models(settings, runtime)  # the one owner of the model: sampling, summaries, memory and the agent read it
         from client.engine.agent import check_key
 
         await check_key(settings, runtime)  # rejected: exit 2 before any prompt
         gate = PermissionGate(hub.authorize, hub.tool_of, features.drain_journal)
-        tools = None
-        if renderer.interactive and settings.prompt is None and not settings.require_tools:
+        tools = _Tools(connecting, hub, settings, renderer, models, store, gate)
+        waiting = renderer.interactive and settings.prompt is None and not settings.require_tools
+        if waiting:
             session = _build(settings, store, [], models, gate)
-            tools = _Tools(connecting, hub, settings, renderer, models, store, gate)
         else:
             await connecting
             if _report(hub, settings, renderer):
@@ -73,7 +80,8 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
         from client.ui.repl import Repl
 
         repl = Repl(session, hub, renderer, frontend, reader)
-        repl.tools_ready = tools.wait if tools else None
+        repl.tools_ready = tools.wait if waiting else None
+        repl.tools_changed = tools.refresh
         try:
             return await repl.run()
         except EOFError:
@@ -141,8 +149,14 @@ class _Tools:
         if self.hub.tools:
             self.models.attach(self.hub.tools, self.store.checkpointer, self.gate)
 
+    async def refresh(self) -> None:
+        """Before every turn: a server whose tools changed (or whose listing expired) is listed
+        again, and the agent gets the new tools."""
+        if self.connecting.done() and await self.hub.refresh():
+            self.models.attach(self.hub.tools, self.store.checkpointer, self.gate)
 
-def client_features(settings: Settings, models: Models, frontend: Frontend) -> ClientFeatures:
+
+def client_features(settings: Settings, models: Models | Callable[[], Models], frontend: Frontend) -> ClientFeatures:
     """What servers may ask of us: --yes answers, the sampling model (the session's, whichever
     it is when asked), the roots; `frontend` shows their notices and asks the questions."""
     from client.engine.mcp.features import ClientFeatures

@@ -10,10 +10,11 @@ import json
 from collections.abc import AsyncIterator
 
 import httpx
+import httpx2
 import pytest
-from mcp import ClientSession
+from mcp import ClientSession, MCPError
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.types import INTERNAL_ERROR
 
 from tests.deploy.stack import NGINX_PORT, OLD_TOKEN, REPLICA_PORTS, TOKEN, Stack
 
@@ -26,24 +27,19 @@ MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": 
 
 
 @contextlib.asynccontextmanager
-async def session(url: str, headers: dict[str, str]) -> AsyncIterator[ClientSession]:
-    async with create_mcp_http_client(headers=headers) as http:
-        async with streamable_http_client(url, http_client=http) as (read, write, _):
+async def session(url: str, headers: dict[str, str], modern: bool = False) -> AsyncIterator[ClientSession]:
+    """A 2025 session (the initialize handshake), or with `modern` a 2026-07-28 one (server/discover)."""
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write):
             async with ClientSession(read, write) as s:
-                await s.initialize()
+                await (s.discover() if modern else s.initialize())
                 yield s
 
 
 async def search(s: ClientSession, query: str) -> dict:
     result = await asyncio.wait_for(s.call_tool("web_search", {"query": query}), 30)
-    assert not result.isError, result.content
+    assert not result.is_error, result.content
     return json.loads(result.content[0].text)
-
-
-def _leaves(exc: BaseException) -> list[BaseException]:
-    if isinstance(exc, BaseExceptionGroup):
-        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
-    return [exc]
 
 
 def served(stack: Stack) -> dict[int, int]:
@@ -66,6 +62,19 @@ async def test_session_through_nginx_with_token_uses_both_replicas(stack: Stack)
     logs = "".join(stack.log(p) for p in REPLICA_PORTS)
     assert "INFO server.access: POST /mcp 200" in logs and "GET /healthz 200" in logs
     assert TOKEN not in logs and OLD_TOKEN not in logs and "맛집" not in logs  # no secret, no query text
+
+
+async def test_a_2026_client_is_served_by_either_replica_without_affinity(stack: Stack):
+    """2026-07-28: no session, every request stands alone, so round robin needs no stickiness."""
+    async with session(stack.url, AUTH, modern=True) as s:
+        assert s.protocol_version == "2026-07-28"
+        listing = await s.list_tools()
+        assert {t.name for t in listing.tools} == {"web_search", "news_search", "blog_search"}
+        for i in range(6):
+            assert (await search(s, f"인천 {i}"))["items"]
+    assert all(n > 0 for n in served(stack).values()), served(stack)
+    logs = "".join(stack.log(p) for p in REPLICA_PORTS)
+    assert "Traceback" not in logs and "validation error" not in logs.lower()
 
 
 async def test_no_or_wrong_token_is_401_with_a_challenge(stack: Stack):
@@ -119,17 +128,17 @@ async def test_replica_killed_during_a_call_later_calls_succeed(stack: Stack):
     for stub in stack.stubs.values():
         stub.set_mode("slow", delay=20)
     victim = 0
-    with pytest.raises(BaseException) as failure:  # that call fails: nginx answers 502, a POST is not resent
-        async with session(stack.url, AUTH) as s:
-            call = asyncio.create_task(s.call_tool("web_search", {"query": "제주"}))
-            while not any(stub.requests for stub in stack.stubs.values()):  # the call reached a replica
-                assert not call.done(), call
-                await asyncio.sleep(0.05)
-            victim = next(p for p, stub in stack.stubs.items() if stub.requests)
-            await asyncio.to_thread(stack.kill, victim)
+    async with session(stack.url, AUTH) as s:
+        call = asyncio.create_task(s.call_tool("web_search", {"query": "제주"}))
+        while not any(stub.requests for stub in stack.stubs.values()):  # the call reached a replica
+            assert not call.done(), call
+            await asyncio.sleep(0.05)
+        victim = next(p for p, stub in stack.stubs.items() if stub.requests)
+        await asyncio.to_thread(stack.kill, victim)
+        with pytest.raises(MCPError) as failure:  # that call fails: nginx answers 502, a POST is not resent
             await asyncio.wait_for(call, 15)
-    statuses = [e.response.status_code for e in _leaves(failure.value) if isinstance(e, httpx.HTTPStatusError)]
-    assert statuses == [502], repr(failure.value)
+    # SDK 2.x: a non-2xx answer fails that one request as a JSON-RPC error, not the whole session
+    assert failure.value.code == INTERNAL_ERROR, repr(failure.value)
     for stub in stack.stubs.values():
         stub.reset()
     async with session(stack.url, AUTH) as s:  # a new session through the same balancer

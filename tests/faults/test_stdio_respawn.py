@@ -14,10 +14,10 @@ pytestmark = pytest.mark.sqlite_only  # MCP behaviour, not storage
 
 SERVER = textwrap.dedent('''
     import os
-    from mcp.server.fastmcp import FastMCP
+    from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
 
-    mcp = FastMCP("mortal")
+    mcp = MCPServer("mortal")
     SAFE = ToolAnnotations(readOnlyHint=True)
 
     @mcp.tool(annotations=SAFE)

@@ -86,7 +86,7 @@ def test_a_cloned_folder_never_receives_the_users_naver_credentials(naver_stub: 
                 result = session.call("web_search", {"query": "복제한 폴더"})
             finally:
                 session.close()
-        assert result.isError is False, result.content
+        assert result.is_error is False, result.content
         assert recorder.requests == []
         assert naver_stub.requests[0]["headers"]["x-naver-client-id"] == CLIENT_ID
         assert naver_stub.requests[0]["headers"]["x-naver-client-secret"] == CLIENT_SECRET

@@ -14,7 +14,7 @@ from tests.stubs.naver_stub import NaverStub
 
 
 def error_text(result: CallToolResult) -> str:
-    assert result.isError is True, result.content
+    assert result.is_error is True, result.content
     assert len(result.content) == 1 and result.content[0].type == "text"
     text = result.content[0].text
     assert "\n" not in text and text.endswith("."), text  # one sentence
@@ -27,7 +27,7 @@ def assert_still_works(server: RunningServer, naver_stub: NaverStub) -> None:
     """The next call in the same session succeeds and the server logged no traceback."""
     naver_stub.set_mode("ok")
     result = server.mcp.call("news_search", {"query": "다음 호출", "display": 1})
-    assert result.isError is False, result.content
+    assert result.is_error is False, result.content
     assert json.loads(result.content[0].text)["items"][0]["title"] == "다음 호출 관련 뉴스 1"
     assert "Traceback" not in server.log()
 
@@ -119,5 +119,5 @@ def test_wrong_credentials_get_the_auth_message(server: RunningServer, naver_stu
 
 def test_unknown_tool_is_a_tool_error(server: RunningServer, naver_stub: NaverStub) -> None:
     result = server.mcp.call("image_search", {"query": "고양이"})
-    assert result.isError is True and "image_search" in result.content[0].text
+    assert result.is_error is True and "image_search" in result.content[0].text
     assert_still_works(server, naver_stub)

@@ -37,7 +37,7 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 def _error(result: Any) -> str:
-    assert result.isError is True, result.content
+    assert result.is_error is True, result.content
     return result.content[0].text
 
 
@@ -85,7 +85,7 @@ def test_dotenv_is_read_and_real_env_wins(naver_stub: NaverStub, tmp_path: Path)
             result = session.call("web_search", {"query": "환경 파일", "display": 20})
         finally:
             session.close()
-    assert result.isError is False, result.content
+    assert result.is_error is False, result.content
     text = result.content[0].text
     assert len(text) <= 1000 and json.loads(text)["truncated"] is True
     assert naver_stub.requests[0]["headers"]["x-naver-client-id"] == CLIENT_ID
@@ -104,7 +104,7 @@ def test_no_env_file_leaves_the_folder_env_unread(naver_stub: NaverStub, tmp_pat
             result = session.call("web_search", {"query": "환경 파일"})
         finally:
             session.close()
-    assert result.isError is True  # no credentials: the folder's were not read
+    assert result.is_error is True  # no credentials: the folder's were not read
     assert naver_stub.requests == []
 
 

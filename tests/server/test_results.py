@@ -15,7 +15,7 @@ QUERY = "서울 맛집"
 
 
 def ok_json(result: CallToolResult) -> tuple[str, dict[str, Any]]:
-    assert result.isError is False, result.content
+    assert result.is_error is False, result.content
     assert len(result.content) == 1 and result.content[0].type == "text"
     text = result.content[0].text
     return text, json.loads(text)

@@ -31,13 +31,13 @@ def test_descriptions_are_bilingual_and_say_when_to_use(server: RunningServer) -
         for word in words:
             assert word in description, (name, word)
         assert not description.startswith(" ") and "\n    " not in description, "docstring not dedented"
-        assert tools[name].annotations is not None and tools[name].annotations.readOnlyHint is True
+        assert tools[name].annotations is not None and tools[name].annotations.read_only_hint is True
 
 
 def test_input_schemas(server: RunningServer) -> None:
     tools = _tools(server)
     for name, tool in tools.items():
-        schema = tool.inputSchema
+        schema = tool.input_schema
         props = schema["properties"]
         expected = {"query", "display", "start"} | ({"sort"} if name != "web_search" else set())
         assert set(props) == expected, name

@@ -8,10 +8,10 @@ Each run appends "<tool> <target>" to LOG.
 
 import sys
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
-mcp = FastMCP("danger")
+mcp = MCPServer("danger")
 LOG = sys.argv[1]
 
 

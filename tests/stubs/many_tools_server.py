@@ -102,9 +102,9 @@ def _tool_fn(name: str, params: list[tuple[str, str, str]], log: str | None) -> 
 
 
 def build(domains: list[str], count: int, log: str | None) -> Any:
-    from mcp.server.fastmcp import FastMCP
+    from mcp.server.mcpserver import MCPServer
 
-    app = FastMCP("-".join(domains))
+    app = MCPServer("-".join(domains))
     for tool in (t for d in domains for t in catalog(d, count)):
         app.add_tool(_tool_fn(tool["name"], tool["params"], log), name=tool["name"],
                      description=tool["description"], structured_output=False)

@@ -13,14 +13,14 @@ import re
 import sys
 from pathlib import Path
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
 NAME_RE = re.compile(r"^[\w.-]{1,64}$")
 
 
-def build(folder: Path) -> FastMCP:
-    app = FastMCP("notes")
+def build(folder: Path) -> MCPServer:
+    app = MCPServer("notes")
 
     def path_of(name: str) -> Path:
         if not NAME_RE.match(name) or name.startswith("."):

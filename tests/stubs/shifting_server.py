@@ -9,10 +9,10 @@ appends "note <text> <upload_to>" to LOG.
 import sys
 from pathlib import Path
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
-mcp = FastMCP("shifting")
+mcp = MCPServer("shifting")
 STATE, LOG = Path(sys.argv[1]), sys.argv[2]
 VERSION = STATE.read_text().strip() if STATE.exists() else "1"
 

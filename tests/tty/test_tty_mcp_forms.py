@@ -34,3 +34,33 @@ def test_elicitation_form_and_sampling_approval(tty, llm, everything_js, tmp_pat
     assert "[샘플링] 모델 응답 → 'everything'" in pane.screen()
     pane.keys("C-d")
     assert pane.exit_status() == 0
+
+
+def test_a_2026_servers_questions_are_the_same_at_the_terminal(tty, llm, tmp_path):
+    """A server that speaks only 2026-07-28 returns its questions (InputRequiredResult): the same
+    form and the same sampling question, answered in place, and the call is retried with the answers."""
+    import sys
+
+    from tests.e2e.test_mcp_modern import STUB
+
+    ran = tmp_path / "ran.log"
+    config = write_config(tmp_path, {"modern": {"command": sys.executable, "args": [str(STUB), str(ran)],
+                                                "alwaysAllow": ["*"]}})
+    pane = tty("--new", "--no-memory", "--mcp-config", config)
+    pane.wait_prompt(1, 90)
+    pane.line(call_line("pick_color", {}))
+    pane.wait_for("[입력 요청] 서버 'modern': Which color?", 60)
+    pane.wait_for("  Color:")
+    pane.line("green")
+    pane.wait_for("보낼까요?", 30)
+    pane.line("y")
+    pane.wait_prompt(2, 60)
+    assert tool_results(llm.chat_requests())["pick_color"] == ["picked green"]
+    pane.line(call_line("summarize", {"text": "tty-modern-47"}))
+    pane.wait_for("허용할까요? [y/N]", 60)
+    pane.line("n")
+    pane.wait_prompt(3, 60)
+    assert not [q for q in llm.requests if "tty-modern-47" in json.dumps(q.get("messages")) and not q.get("tools")]
+    assert ran.read_text().splitlines() == ["picked green"]  # the refused one never ran
+    pane.keys("C-d")
+    assert pane.exit_status() == 0

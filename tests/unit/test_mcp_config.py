@@ -57,6 +57,8 @@ def test_stdio_and_http_entries(tmp_path, monkeypatch):
     ({"command": "a", "type": "websocket"}, ["'bad'", "websocket"]),
     ({"url": "http://x/mcp", "type": "stdio"}, ["'bad'", "stdio"]),
     ({"command": "a", "timeout": -1}, ["'bad'", "timeout"]),
+    ({"command": "a", "protocol": "2099-01-01"}, ["'bad'", "protocol", "2026-07-28"]),
+    ({"command": "a", "protocol": 2026}, ["'bad'", "protocol"]),
     ("just a string", ["'bad'"]),
 ])
 def test_bad_entries_name_the_entry(tmp_path, entry, words):
@@ -67,6 +69,13 @@ def test_bad_entries_name_the_entry(tmp_path, entry, words):
     assert "\n" not in line and path in line
     for w in words:
         assert w in line
+
+
+def test_protocol_pins_the_revision_a_server_is_spoken_to_in(tmp_path):
+    path = write(tmp_path, {"mcpServers": {name: {"command": "x", **({"protocol": p} if p else {})} for name, p in
+                                           [("plain", None), ("old", "legacy"), ("dated", "2025-06-18"),
+                                            ("new", "2026-07-28")]}})
+    assert [s.protocol for s in load_config(path)] == ["auto", "legacy", "legacy", "2026-07-28"]
 
 
 def test_unset_variable_names_entry_and_variable(tmp_path, monkeypatch):

@@ -43,8 +43,10 @@ async def test_loopback_callback_receives_the_code():
     try:
         async with httpx.AsyncClient() as http:
             assert (await http.get(uri.replace("/callback", "/other"))).status_code == 404
-            r = await http.get(uri, params={"code": "abc", "state": "xyz"})
+            r = await http.get(uri, params={"code": "abc", "state": "xyz", "iss": "https://as.example"})
         assert r.status_code == 200
-        assert await asyncio.wait_for(cb.wait(), 5) == ("abc", "xyz")
+        got = await asyncio.wait_for(cb.wait(), 5)
+        # iss is handed on: the SDK checks it against the authorization server's issuer (RFC 9207)
+        assert (got.code, got.state, got.iss) == ("abc", "xyz", "https://as.example")
     finally:
         await cb.aclose()

@@ -1,5 +1,9 @@
 """MCP side of the client: which servers (specs), their sessions (server), the tools (hub)."""
 
+from client.engine.mcp import sdk
+
+sdk.lazy()  # before the SDK is first imported: skip its eager package imports (sdk.py)
+
 from client.engine.mcp.hub import ToolHub
 from client.engine.mcp.results import result_text
 from client.engine.mcp.server import ServerConn, ServerGone

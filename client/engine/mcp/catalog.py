@@ -1,7 +1,8 @@
 """Prompts and resources of the connected servers, for /prompts, /prompt, /resources and @mentions.
 
-Loading goes through langchain-mcp-adapters (`load_mcp_prompt` -> LangChain messages,
-`get_mcp_resource` -> Blobs); the session is ours (ServerConn: per-server isolation, reconnects).
+The session is ours (ServerConn: per-server isolation, reconnects); a 2026-07-28 server may ask
+for input first (era.py drives those rounds); a 2026 listing is kept for its `ttlMs`.
+Message and resource contents become text the way tool results do (results.py).
 Parsing is pure and tested on its own. Nothing here prints.
 """
 
@@ -11,12 +12,12 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from langchain_mcp_adapters.prompts import load_mcp_prompt
-from langchain_mcp_adapters.resources import get_mcp_resource
 from mcp import types
 
 from client.core.faults import one_line
 from client.core.context.budget import estimate_text_tokens
+from client.engine.mcp import era
+from client.engine.mcp.results import b64_len, block_text
 from client.engine.mcp.server import ServerConn
 
 MENTION = re.compile(r"(?<![\w.])@([A-Za-z0-9_.\-]+):(\S+)")
@@ -88,50 +89,57 @@ async def _session(server: ServerConn):  # -> ClientSession
 async def list_prompts(servers: list[ServerConn]) -> list[tuple[str, types.Prompt]]:
     out: list[tuple[str, types.Prompt]] = []
     for s in servers:
-        if s.state != "connected" or s.session is None:
-            continue
-        try:
-            out += [(s.spec.name, p) for p in (await s.session.list_prompts()).prompts]
-        except Exception:  # noqa: BLE001 - a server without prompts
-            continue
+        out += [(s.spec.name, p) for p in await _listing(s, "prompts")]
     return out
 
 
 async def list_resources(servers: list[ServerConn]) -> list[tuple[str, types.Resource]]:
     out: list[tuple[str, types.Resource]] = []
     for s in servers:
-        if s.state != "connected" or s.session is None:
-            continue
-        try:
-            out += [(s.spec.name, r) for r in (await s.session.list_resources()).resources]
-        except Exception:  # noqa: BLE001 - a server without resources
-            continue
+        out += [(s.spec.name, r) for r in await _listing(s, "resources")]
     return out
+
+
+async def _listing(server: ServerConn, kind: str) -> list:
+    """One page of a server's prompts or resources (nothing when it has none or is down), reused
+    while a 2026 server's ttlMs says it is fresh."""
+    session = server.session
+    if server.state != "connected" or session is None:
+        return []
+    cached = server.listing.cached(kind)
+    if cached is not None:
+        return cached
+    try:
+        page = await (session.list_prompts() if kind == "prompts" else session.list_resources())
+    except Exception:  # noqa: BLE001 - a server without prompts / resources
+        return []
+    items = list(page.prompts if kind == "prompts" else page.resources)
+    server.listing.keep(kind, items, page.ttl_ms if era.modern(session) else 0)
+    return items
 
 
 async def run_prompt(server: ServerConn, name: str, args: dict[str, str]) -> list[tuple[str, str]]:
     """(role, text) of the prompt's messages; CatalogError with one line on failure."""
     session = await _session(server)
     try:
-        messages = await load_mcp_prompt(session, name, arguments=args or None)
+        result = await era.get_prompt(session, name, args or None)
     except Exception as e:  # noqa: BLE001
         raise CatalogError(server.spec.redact(one_line(e))) from None
-    return [("assistant" if m.type == "ai" else "user", m.text if isinstance(m.text, str) else str(m.content))
-            for m in messages]
+    return [("assistant" if m.role == "assistant" else "user", block_text(m.content)) for m in result.messages]
 
 
 async def read_resource(server: ServerConn, uri: str, max_tokens: int) -> tuple[str, bool]:
     """The resource as text (binary parts as a short description), cut to `max_tokens`."""
     session = await _session(server)
     try:
-        blobs = await get_mcp_resource(session, uri)
+        result = await era.read_resource(session, uri)
     except Exception as e:  # noqa: BLE001
         raise CatalogError(server.spec.redact(one_line(e))) from None
     parts = []
-    for b in blobs:
-        if isinstance(b.data, str):
-            parts.append(b.data)
+    for c in result.contents:
+        if isinstance(c, types.TextResourceContents):
+            parts.append(c.text)
         else:
-            size = len(b.data or b"")
-            parts.append(f"[binary resource: {b.mimetype or 'application/octet-stream'}, {size} bytes]")
+            size = b64_len(c.blob)
+            parts.append(f"[binary resource: {c.mime_type or 'application/octet-stream'}, {size} bytes]")
     return cut_to_tokens(server.spec.redact("\n".join(parts)), max_tokens)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from mcp import types
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from client.core.config import NO_WORDS, YES_WORDS
 from client.core.faults import one_line
@@ -175,7 +176,7 @@ class ClientFeatures:
             ok = await self.frontend.confirm("url", server, f"{params.message}\n{params.url}") is True
             self.emit("elicit_url_done" if ok else "elicit_declined", server=server)
             return types.ElicitResult(action="accept" if ok else "decline")
-        schema = params.requestedSchema or {}
+        schema = params.requested_schema or {}
         fields = form_fields(schema)
         if self.yes:
             values = schema_defaults(schema)
@@ -210,15 +211,15 @@ class ClientFeatures:
         if self.sampler is None:
             return types.ErrorData(code=types.INTERNAL_ERROR, message="no model for sampling")
         budget, max_output = self.sampler.budget, self.sampler.max_output  # the model in use now
-        used = sum(estimate_text_tokens(t) for _, t in msgs) + estimate_text_tokens(params.systemPrompt or "")
+        used = sum(estimate_text_tokens(t) for _, t in msgs) + estimate_text_tokens(params.system_prompt or "")
         if budget and used > budget:
             self.emit("sampling_over_budget", server=server, used=used, budget=budget)
             self._record(server, "deny:budget", summary)
             return types.ErrorData(code=types.INVALID_PARAMS, message=f"request needs {used} tokens, budget {budget}")
         self.emit("sampling_request", server=server, text=summary)
-        max_tokens = max(1, min(params.maxTokens or max_output, max_output))
+        max_tokens = max(1, min(params.max_tokens or max_output, max_output))
         try:
-            text, model = await self.sampler(msgs, params.systemPrompt, max_tokens)
+            text, model = await self.sampler(msgs, params.system_prompt, max_tokens)
         except Exception as e:  # noqa: BLE001 - the server gets an error, the chat goes on
             self.emit("sampling_failed", server=server, err=one_line(e))
             self._record(server, "allow:" + why, summary, "(failed)")
@@ -226,7 +227,7 @@ class ClientFeatures:
         self.emit("sampling_answer", server=server, text=" ".join(text.split())[:300])
         self._record(server, "allow:" + why, summary, " ".join(text.split()))
         return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text=text),
-                                         model=model, stopReason="endTurn")
+                                         model=model, stop_reason="endTurn")
 
     # -- roots ------------------------------------------------------------------
     def list_roots(self, server: str | None = None) -> types.ListRootsResult:
@@ -241,10 +242,11 @@ class ClientFeatures:
         self.roots = list(roots)
         told = 0
         for name, session in list(self.sessions.items()):
-            if name in self.own_dirs:
-                continue
+            if name in self.own_dirs or session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                continue  # 2026-07-28 has no notifications from us: a server asks for the roots with each request
             try:
-                await session.send_roots_list_changed()
+                # the notification itself, not the SDK's helper: that one warns that roots are deprecated (SEP-2577)
+                await session.send_notification(types.RootsListChangedNotification())
                 told += 1
             except Exception:  # noqa: BLE001 - a server going away is reported elsewhere
                 pass

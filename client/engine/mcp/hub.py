@@ -64,6 +64,23 @@ class ToolHub:
         await asyncio.gather(*(s.start(timeout) for s in self.servers))
         self._build_tools()
 
+    async def opened(self, timeout: float) -> None:
+        """Until every server's transport is up (a stdio server's process started), at most `timeout`
+        seconds: a caller about to keep the CPU busy lets the servers start meanwhile."""
+        waits = [asyncio.ensure_future(s.opened.wait()) for s in self.servers]
+        if waits:
+            _, pending = await asyncio.wait(waits, timeout=timeout)
+            for w in pending:
+                w.cancel()
+
+    async def refresh(self) -> bool:
+        """Before a turn: the servers whose listing is stale list their tools again (listing.py).
+        True when the tool set changed: the agent is then rebuilt with `tools`."""
+        changed = any(await asyncio.gather(*(s.refresh_tools() for s in self.servers)))
+        if changed:
+            self._build_tools()
+        return changed
+
     async def aclose(self) -> None:
         await asyncio.gather(*(s.aclose() for s in self.servers), return_exceptions=True)
 
@@ -92,7 +109,7 @@ class ToolHub:
             self.tools.append(self._lc_tool(name, server, tool))
 
     def _lc_tool(self, name: str, server: ServerConn, tool: types.Tool) -> BaseTool:
-        schema = {k: v for k, v in (tool.inputSchema or {}).items() if k != "$schema"}
+        schema = {k: v for k, v in (tool.input_schema or {}).items() if k != "$schema"}
         schema.setdefault("type", "object")
         schema.setdefault("properties", {})
 
@@ -110,6 +127,8 @@ class ToolHub:
 
     async def invoke(self, name: str, args: dict) -> str:
         """Call tool `name`; text for the model, or ToolException with the error text."""
+        if name not in self.owner:  # the server took it away since the agent was built
+            raise ToolException(f"MCP tool '{name}' is no longer offered.")
         server, tool = self.owner[name]
         last: list[tuple[float, float | None, str | None]] = []
 
@@ -120,7 +139,7 @@ class ToolHub:
         ok = False
         try:
             result = await server.call(tool, args, progress)
-            ok = not result.isError
+            ok = not result.is_error
         except ServerGone as e:
             raise ToolException(SERVER_GONE.format(name=server.spec.name, err=str(e))) from None
         except Exception as e:  # noqa: BLE001 - no tool failure may end the turn
@@ -130,7 +149,7 @@ class ToolHub:
                 done, total, _ = last[0]
                 self._emit(ToolProgress(name, done, total, state="done" if ok else "stopped"))
         text = server.spec.redact(result_text(result))
-        if result.isError:
+        if result.is_error:
             raise ToolException(text)
         return text
 
@@ -143,7 +162,7 @@ class ToolHub:
         hints = tool.annotations
         call = CallInfo(ToolKey(server.spec.name, tool.name), server.spec.where,
                         _read_only(tool), frozenset(server.spec.always_allow), tool_print(tool_definition(tool)))
-        return await self.permissions.check(call, args, hints.destructiveHint if hints else None, server.spec.redact)
+        return await self.permissions.check(call, args, hints.destructive_hint if hints else None, server.spec.redact)
 
     def tool_of(self, name: str) -> tuple[str, str]:
         """Function name -> (server, MCP tool name)."""
@@ -175,10 +194,11 @@ def tool_definition(tool: types.Tool) -> dict[str, Any]:
     """What an approval is bound to, as plain data (client/core/toolprint.py): the SDK's field
     names stop here."""
     hints = tool.annotations
-    return {"description": tool.description, "title": tool.title, "input_schema": tool.inputSchema,
-            "annotations": hints.model_dump(mode="json", exclude_none=True) if hints else {}}
+    # by_alias: the wire names (readOnlyHint, ...), as SDK 1.x dumped them, so approvals saved before stay bound
+    return {"description": tool.description, "title": tool.title, "input_schema": tool.input_schema,
+            "annotations": hints.model_dump(mode="json", by_alias=True, exclude_none=True) if hints else {}}
 
 
 def _read_only(tool: types.Tool) -> bool:
     hints = tool.annotations
-    return bool(hints) and is_read_only(hints.readOnlyHint, hints.destructiveHint)  # type: ignore[union-attr]
+    return bool(hints) and is_read_only(hints.read_only_hint, hints.destructive_hint)  # type: ignore[union-attr]

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
-import httpx
-from mcp.client.auth import OAuthClientProvider
+import httpx2
+from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from client.core.paths import data_dir, safe_name
@@ -110,12 +110,12 @@ class FileTokenStorage:
 
 
 class LoopbackCallback:
-    """A one-shot HTTP listener on 127.0.0.1 that receives ?code=...&state=..."""
+    """A one-shot HTTP listener on 127.0.0.1 that receives ?code=...&state=...[&iss=...]"""
 
     def __init__(self, port: int = 0) -> None:
         self.port = port
         self._server: asyncio.AbstractServer | None = None
-        self._result: asyncio.Future[tuple[str, str | None]] | None = None
+        self._result: asyncio.Future[AuthorizationCodeResult] | None = None
 
     async def start(self) -> str:
         self._result = asyncio.get_running_loop().create_future()
@@ -135,8 +135,9 @@ class LoopbackCallback:
                          if ok else b"HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n")
             await writer.drain()
             if ok and self._result is not None and not self._result.done():
-                if "code" in query:
-                    self._result.set_result((query["code"][0], query.get("state", [None])[0]))
+                if "code" in query:  # iss: the SDK checks it against the authorization server (RFC 9207)
+                    self._result.set_result(AuthorizationCodeResult(
+                        code=query["code"][0], state=query.get("state", [None])[0], iss=query.get("iss", [None])[0]))
                 else:
                     self._result.set_exception(RuntimeError(f"authorization failed: {query['error'][0]}"))
         except (OSError, asyncio.TimeoutError, IndexError):
@@ -144,7 +145,7 @@ class LoopbackCallback:
         finally:
             writer.close()
 
-    async def wait(self) -> tuple[str, str | None]:
+    async def wait(self) -> AuthorizationCodeResult:
         assert self._result is not None
         return await asyncio.wait_for(asyncio.shield(self._result), FLOW_TIMEOUT)
 
@@ -156,7 +157,7 @@ class LoopbackCallback:
 
 async def oauth_provider(server_url: str, user: str, conf: dict[str, Any], callback: LoopbackCallback,
                          on_url: Callable[[str], None], on_login: Callable[[bool], None]) -> OAuthClientProvider:
-    """An httpx auth for one remote server. `on_url(url)` shows the authorization URL (not headless);
+    """An httpx2 auth for one remote server. `on_url(url)` shows the authorization URL (not headless);
     `on_login(True/False)` marks a login in progress, so start-up waits for the user."""
     redirect_uri = await callback.start()
     scope = conf.get("scope")
@@ -175,16 +176,16 @@ async def oauth_provider(server_url: str, user: str, conf: dict[str, Any], callb
     async def redirect(url: str) -> None:
         on_login(True)
         if headless():
-            async with httpx.AsyncClient(follow_redirects=True, timeout=30) as http:
+            async with httpx2.AsyncClient(follow_redirects=True, timeout=30) as http:
                 await http.get(url)  # the authorization server redirects to our loopback callback
         else:
             on_url(url)
 
-    async def wait_callback() -> tuple[str, str | None]:
+    async def wait_callback() -> AuthorizationCodeResult:
         try:
             return await callback.wait()
         finally:
             on_login(False)
 
     return OAuthClientProvider(server_url, metadata, storage, redirect_handler=redirect,
-                               callback_handler=wait_callback, timeout=FLOW_TIMEOUT)
+                               callback_handler=wait_callback)  # the wait is bounded by FLOW_TIMEOUT

@@ -24,7 +24,7 @@ _TEXT_TYPES = {"application/json", "application/xml", "application/yaml", "appli
 def result_text(result: types.CallToolResult, limit: int = MAX_RESULT_CHARS) -> str:
     """The whole result as text, never empty, capped at `limit` characters."""
     parts = [block_text(b) for b in result.content or []]
-    structured = result.structuredContent
+    structured = result.structured_content
     if structured is not None and not any(_same_json(b, structured) for b in result.content or []):
         parts.append(json.dumps(structured, ensure_ascii=False))
     text = "\n".join(p for p in parts if p and p.strip()).strip() or EMPTY
@@ -33,31 +33,36 @@ def result_text(result: types.CallToolResult, limit: int = MAX_RESULT_CHARS) -> 
     return text
 
 
+def error_result(text: str) -> types.CallToolResult:
+    """A tool result that carries our own failure text to the model."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+
+
 def block_text(block: Any) -> str:
     """One content block as text (annotations ignored)."""
     if isinstance(block, types.TextContent):
         return block.text
     if isinstance(block, types.ImageContent):
-        return f"[image: {block.mimeType}, {_size(_b64_len(block.data))}]"
+        return f"[image: {block.mime_type}, {_size(b64_len(block.data))}]"
     if isinstance(block, types.AudioContent):
-        return f"[audio: {block.mimeType}, {_size(_b64_len(block.data))}]"
+        return f"[audio: {block.mime_type}, {_size(b64_len(block.data))}]"
     if isinstance(block, types.ResourceLink):
         head = f"[resource link: {block.name} <{block.uri}>"
-        if block.mimeType:
-            head += f" {block.mimeType}"
+        if block.mime_type:
+            head += f" {block.mime_type}"
         if block.description:
             head += f" - {block.description}"
         return head + "]"
     if isinstance(block, types.EmbeddedResource):
         res = block.resource
-        mime = res.mimeType or "unknown type"
+        mime = res.mime_type or "unknown type"
         if isinstance(res, types.TextResourceContents):
             return f"[resource <{res.uri}> {mime}]\n{res.text}"
         if isinstance(res, types.BlobResourceContents):
             text = _as_text(res.blob, mime)
             if text is not None:
                 return f"[resource <{res.uri}> {mime}]\n{text}"
-            return f"[resource <{res.uri}>: {mime}, {_size(_b64_len(res.blob))} binary, not shown]"
+            return f"[resource <{res.uri}>: {mime}, {_size(b64_len(res.blob))} binary, not shown]"
         return f"[resource <{getattr(res, 'uri', '?')}>]"
     kind = getattr(block, "type", None) or (block.get("type") if isinstance(block, dict) else None)
     text = getattr(block, "text", None) or (block.get("text") if isinstance(block, dict) else None)
@@ -83,7 +88,7 @@ def _as_text(blob: str, mime: str) -> str | None:
         return None
 
 
-def _b64_len(data: str) -> int:
+def b64_len(data: str) -> int:
     try:
         return len(base64.b64decode(data, validate=False))
     except (binascii.Error, ValueError):

@@ -6,7 +6,7 @@ The model is read from the one owner (client/engine/models.py) at each request, 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
@@ -19,8 +19,13 @@ if TYPE_CHECKING:
 class ModelSampler:
     """client/engine/mcp/features.Sampler over the session's current model stack."""
 
-    def __init__(self, models: Models) -> None:
-        self.models = models
+    def __init__(self, models: Models | Callable[[], Models]) -> None:
+        """`models`, or what gives it once built (the servers start before the model, ui/startup.py)."""
+        self._models = models
+
+    @property
+    def models(self) -> Models:
+        return self._models() if callable(self._models) else self._models
 
     @property
     def budget(self) -> int:

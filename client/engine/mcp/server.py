@@ -4,6 +4,11 @@ The transport context managers (anyio task groups) are entered and left in
 one owner task, so a dying server (its transport's task group crashing) never
 cancels the caller; callers race each request against the owner's end.
 
+Which revision a server speaks is found at connect (client/engine/mcp/era.py): 2026-07-28
+(`server/discover`, stateless requests with `_meta`, multi-round-trip input) or the 2025
+`initialize` handshake. The same callbacks (features.py) answer a 2025 server's requests
+and a 2026 server's `InputRequiredResult`.
+
 Over ~300 lines on purpose: connect, reconnect (a forgotten session), the call with its
 cancellation and the shutdown share the owner task's state; split, they would share it by hand.
 """
@@ -14,33 +19,31 @@ import asyncio
 import os
 import tempfile
 import time
-import warnings
 from contextlib import AsyncExitStack
-from datetime import timedelta
 from typing import IO, Awaitable, Callable
 
 import anyio
-import httpx
-from mcp import ClientSession, McpError, StdioServerParameters, types
-from mcp.client.sse import sse_client
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamablehttp_client
+import httpx2
+from mcp import types
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 
 from client.core.childenv import child_env
 from client.core.faults import one_line
+from client.engine.mcp import era
 from client.engine.mcp.features import ClientFeatures, client_info
+from client.engine.mcp.listing import Listing
+from client.engine.mcp.results import error_result
 from client.engine.mcp.specs import ServerSpec, names_directories
-
-# The SDK's task API (SEP-1686) warns it is experimental; we use it only for
-# tools that declare taskSupport "required".
-warnings.filterwarnings("ignore", message="The experimental tasks API", category=DeprecationWarning)
 
 START_TIMEOUT = 30.0  # seconds to start and list tools (npx may download first)
 RESTART_TIMEOUT = 10.0
 CALL_TIMEOUT = 300.0  # seconds per tool call unless the entry sets "timeout"
 RETRY_AFTER = 1.0  # seconds between reconnect attempts of a dead server
-SESSION_TERMINATED = 32600  # the code the SDK gives "Session terminated" (HTTP 404 for our session id)
 STOP_TIMEOUT = 5.0
+HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)  # a server may hold a response stream open
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
@@ -62,11 +65,16 @@ class ServerConn:
         self.error: str | None = None
         self.tools: list[types.Tool] = []
         self.session: ClientSession | None = None
+        self.protocol: str | None = None  # the revision it speaks (era.py), once connected
+        self.listing = Listing()  # when to list again (ttlMs, subscriptions/listen, list_changed)
+        self._dispatcher: JSONRPCDispatcher | None = None
+        self._http_status: str | None = None  # the last HTTP answer when it was an error (HTTP 401 ...)
         self.restarts = 0
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._ready = asyncio.Event()
         self._ended = asyncio.Event()
+        self.opened = asyncio.Event()  # the transport is up (a stdio server's process runs), or it failed
         self._lock = asyncio.Lock()
         self._last_attempt = 0.0
         self._errlog: IO[str] | None = None
@@ -79,7 +87,8 @@ class ServerConn:
             self.state, self.error = "unconfigured", ", ".join(self.spec.missing)
             return False
         self._stop, self._ready, self._ended = asyncio.Event(), asyncio.Event(), asyncio.Event()
-        self.state, self.error = "connecting", None
+        self.opened.clear()  # the same event: ToolHub.opened may be waiting on it already
+        self.state, self.error, self.listing = "connecting", None, Listing()
         self._last_attempt = time.monotonic()
         self._task = asyncio.create_task(self._own(), name=f"mcp-server:{self.spec.name}")
         try:
@@ -120,17 +129,24 @@ class ServerConn:
         try:
             async with AsyncExitStack() as stack:
                 session = await stack.enter_async_context(await self._open(stack))
-                await session.initialize()
-                self.tools = await _list_tools(session)
+                self.opened.set()
+                await era.negotiate(session, self.spec.protocol)
+                self.protocol = session.protocol_version
+                self.tools = await self.listing.tools(session)
                 self.session, self.state = session, "connected"
                 if self.features is not None:
                     self.features.sessions[self.spec.name] = session
                 self._ready.set()
-                await self._stop.wait()
+                watch = asyncio.ensure_future(self.listing.watch(session))
+                try:
+                    await self._stop.wait()
+                finally:
+                    watch.cancel()
+                    await asyncio.gather(watch, return_exceptions=True)
         except BaseException as e:  # noqa: BLE001 - recorded; the chat goes on
             if not self._stop.is_set():
                 own = self._errlog if self._errlog is not self.errlog else None
-                self.error = self.spec.redact(_with_stderr(_one_line(e), own))
+                self.error = self.spec.redact(_with_stderr(self._why(e), own))
         finally:
             was = self.state
             self.session = None
@@ -140,6 +156,7 @@ class ServerConn:
                 self.state = "dead" if was == "connected" else "failed"
             else:
                 self.state = "idle"
+            self.opened.set()
             self._ready.set()
             self._ended.set()
 
@@ -150,17 +167,25 @@ class ServerConn:
             params = StdioServerParameters(command=s.command, args=s.args, env=child_env(os.environ, given=s.env), cwd=s.cwd)
             read, write = await stack.enter_async_context(stdio_client(params, errlog=self._errlog))
         elif s.transport == "sse":
+            from mcp.client.sse import sse_client  # only for servers that need it (client/engine/mcp/sdk.py)
+
             auth = await self._oauth(stack)
             read, write = await stack.enter_async_context(sse_client(s.url, headers=s.headers or None, auth=auth))
         else:
-            auth = await self._oauth(stack)
-            read, write, _ = await stack.enter_async_context(
-                streamablehttp_client(s.url, headers=s.headers or None, auth=auth))
-        if self.features is None:
-            return ClientSession(read, write, client_info=client_info())
-        return ClientSession(read, write, **self.features.callbacks(self.spec.name))
+            from mcp.client.streamable_http import streamable_http_client
 
-    async def _oauth(self, stack: AsyncExitStack):  # -> httpx.Auth | None
+            auth = await self._oauth(stack)
+            http = await stack.enter_async_context(httpx2.AsyncClient(
+                headers=s.headers or None, auth=auth, timeout=HTTP_TIMEOUT, event_hooks={"response": [self._note]}))
+            read, write = await stack.enter_async_context(streamable_http_client(s.url, http_client=http))
+        # our own dispatcher: a 2025 task-only tool is created through it (era.call_as_task)
+        self._dispatcher = JSONRPCDispatcher(read, write)
+        told = self.listing.on_message  # a 2025 server's list_changed
+        if self.features is None:
+            return ClientSession(dispatcher=self._dispatcher, client_info=client_info(), message_handler=told)
+        return ClientSession(dispatcher=self._dispatcher, message_handler=told, **self.features.callbacks(self.spec.name))
+
+    async def _oauth(self, stack: AsyncExitStack):  # -> httpx2.Auth | None
         """OAuth 2.1 (client/engine/mcp/oauth.py) for a remote server, unless its entry says "oauth": false."""
         f, s = self.features, self.spec
         if f is None or s.oauth is None:
@@ -176,6 +201,19 @@ class ServerConn:
         return await oauth_provider(s.url, f.user, s.oauth, callback,
                                     lambda url: f.show_login(s.name, url), on_login)
 
+    async def _note(self, response: httpx2.Response) -> None:
+        """The SDK 2.x turns a refused HTTP request into a JSON-RPC error without its status: keep it."""
+        code = response.status_code
+        self._http_status = f"HTTP {code} {response.reason_phrase}".strip() if code >= 400 else None
+
+    def _why(self, err: BaseException) -> str:
+        text = _one_line(err)
+        while isinstance(err, BaseExceptionGroup) and err.exceptions:
+            err = err.exceptions[0]
+        if self._http_status and isinstance(err, MCPError) and err.code in (types.INTERNAL_ERROR, types.METHOD_NOT_FOUND):
+            return f"{self._http_status}: {text}"
+        return text
+
     # -- calls -----------------------------------------------------------------
     async def ensure(self) -> None:
         """Reconnect a dead server (at most once per RETRY_AFTER); ServerGone if it stays down."""
@@ -188,6 +226,20 @@ class ServerConn:
                 await self.start(RESTART_TIMEOUT)
             if self.state != "connected":
                 raise ServerGone(self.error or self.state)
+
+    async def refresh_tools(self) -> bool:
+        """List the tools again when the listing is stale (listing.py); True when they changed.
+        A failure keeps the old listing: a dead server is found by its next call."""
+        session = self.session
+        if self.state != "connected" or session is None or not self.listing.due(session):
+            return False
+        try:
+            tools = await asyncio.wait_for(self.listing.tools(session), RESTART_TIMEOUT)
+        except Exception:  # noqa: BLE001
+            return False
+        before = [t.model_dump(by_alias=True, exclude_none=True) for t in self.tools]
+        self.tools = tools
+        return [t.model_dump(by_alias=True, exclude_none=True) for t in tools] != before
 
     async def call(self, tool: types.Tool, args: dict, progress: ProgressFn | None = None) -> types.CallToolResult:
         """One tool call; ServerGone when the server is or goes away during it. A server that no
@@ -215,12 +267,13 @@ class ServerConn:
         session = self.session
         if session is None:
             raise ServerGone(self.error or "connection closed")
-        timeout = timedelta(seconds=self.spec.timeout or CALL_TIMEOUT)
-        execution = getattr(tool, "execution", None)
-        if execution is not None and getattr(execution, "taskSupport", None) == "required":
-            request = asyncio.wait_for(_call_as_task(session, tool.name, args, progress), timeout.total_seconds())
+        timeout = self.spec.timeout or CALL_TIMEOUT
+        execution = tool.execution
+        if execution is not None and execution.task_support == "required" and self._dispatcher is not None \
+                and session.protocol_version not in era.MODERN:  # tasks left the spec in 2026-07-28
+            request = asyncio.wait_for(era.call_as_task(session, self._dispatcher, tool.name, args, progress), timeout)
         else:
-            request = session.call_tool(tool.name, args, read_timeout_seconds=timeout, progress_callback=progress)
+            request = era.call_tool(session, tool.name, args, timeout, progress)
         call = asyncio.ensure_future(request)
         ended = asyncio.ensure_future(self._ended.wait())
         try:
@@ -239,37 +292,11 @@ class ServerConn:
             raise _SessionLost(_one_line(err))
         if not self._ended.is_set() and not _connection_lost(err):
             # The server answered (protocol error, timeout, bad structured content): still alive.
-            return _error_result(self.spec.redact(_one_line(err)))
-        self.error = self.spec.redact(_one_line(err))
+            return error_result(self.spec.redact(self._why(err)))
+        self.error = self.spec.redact(self._why(err))
         await self.stop()
         self.state = "dead"
         raise ServerGone(self.error)
-
-
-async def _list_tools(session: ClientSession) -> list[types.Tool]:
-    tools: list[types.Tool] = []
-    cursor: str | None = None
-    for _ in range(100):
-        page = await session.list_tools(cursor=cursor)
-        tools.extend(page.tools)
-        cursor = page.nextCursor
-        if not cursor:
-            break
-    return tools
-
-
-async def _call_as_task(session: ClientSession, name: str, args: dict, progress: ProgressFn | None) -> types.CallToolResult:
-    """A task-only tool: create the task, poll it (status -> progress), fetch the result."""
-    created = await session.experimental.call_tool_as_task(name, args)
-    task_id = created.task.taskId
-    status, step, last = created.task, 0, None
-    async for status in session.experimental.poll_task(task_id):
-        if progress is not None and status.statusMessage and status.statusMessage != last:
-            step, last = step + 1, status.statusMessage
-            await progress(float(step), None, status.statusMessage)
-    if status.status != "completed":
-        return _error_result(f"task {status.status}: {status.statusMessage or ''}".strip())
-    return await session.experimental.get_task_result(task_id, types.CallToolResult)
 
 
 class _SessionLost(Exception):
@@ -278,19 +305,15 @@ class _SessionLost(Exception):
 
 def _session_lost(err: BaseException) -> bool:
     """The SDK's answer to HTTP 404 on our session id (streamable HTTP): "Session terminated"."""
-    return (isinstance(err, McpError) and err.error.code == SESSION_TERMINATED
-            and "session terminated" in (err.error.message or "").lower())
+    return (isinstance(err, MCPError) and err.code == types.INVALID_REQUEST
+            and "session terminated" in (err.message or "").lower())
 
 
 def _connection_lost(err: BaseException) -> bool:
-    if isinstance(err, McpError):
-        return err.error.code == types.CONNECTION_CLOSED
-    return isinstance(err, (OSError, httpx.TransportError, anyio.ClosedResourceError,
+    if isinstance(err, MCPError):
+        return err.code == types.CONNECTION_CLOSED
+    return isinstance(err, (OSError, httpx2.TransportError, anyio.ClosedResourceError,
                             anyio.BrokenResourceError, anyio.EndOfStream, BaseExceptionGroup))
-
-
-def _error_result(text: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], isError=True)
 
 
 def _one_line(e: BaseException) -> str:
@@ -301,7 +324,7 @@ def _one_line(e: BaseException) -> str:
     text = one_line(e)
     if text == type(e).__name__:
         return text
-    return text if isinstance(e, (OSError, McpError)) else f"{type(e).__name__}: {text}"
+    return text if isinstance(e, (OSError, MCPError)) else f"{type(e).__name__}: {text}"
 
 
 def line_pipe(sink: Callable[[str], None]) -> IO[str]:

@@ -41,6 +41,9 @@ TRANSPORTS = {
     "http": "http", "streamable-http": "http", "streamable_http": "http", "streamableHttp": "http",
     "sse": "sse",
 }
+# an entry's "protocol": how client/engine/mcp/era.py connects (the 2025 revisions all use the handshake)
+PROTOCOLS = {"auto": "auto", "legacy": "legacy", "2026-07-28": "2026-07-28",
+             **dict.fromkeys(("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"), "legacy")}
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 NAVER_KEYS = ("NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET")
 # What the bundled server reads (server/naver.py); nothing else of ours reaches it (client/core/childenv.py).
@@ -66,6 +69,7 @@ class ServerSpec:
     missing: list[str] = field(default_factory=list)  # required env vars that are unset: not started
     always_allow: list[str] = field(default_factory=list)  # "alwaysAllow": tools run without asking ("*": all)
     oauth: dict[str, Any] | None = None  # remote only: {} = on (discovery + registration), None = off
+    protocol: str = "auto"  # "protocol": auto (discover, else the 2025 handshake) | legacy | 2026-07-28 (era.py)
     enabled: bool = True  # False: "enabled": false / "disabled": true, never started (ToolHub.disabled)
 
     @property
@@ -257,7 +261,11 @@ def _parse_entry(name: str, entry: dict, path: str, bad: Any) -> ServerSpec:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise bad(f'"{key}" must be a list of tool names')
         allow.extend(v for v in value if v not in allow)
-    spec = ServerSpec(name=name, transport=transport, timeout=float(timeout) if timeout else None, always_allow=allow)
+    protocol = PROTOCOLS.get(entry.get("protocol", "auto")) if isinstance(entry.get("protocol", "auto"), str) else None
+    if protocol is None:
+        raise bad('"protocol" must be "auto", "legacy" (the 2025 handshake) or "2026-07-28"')
+    spec = ServerSpec(name=name, transport=transport, timeout=float(timeout) if timeout else None, always_allow=allow,
+                      protocol=protocol)
     if has_cmd:
         args = entry.get("args") or []
         if not isinstance(args, list):

@@ -111,7 +111,7 @@ async def resources(c: SlashContext, arg: str) -> None:
     for server, mine in _by_server(found):
         c.r.line(t("resources_server", name=server, n=len(mine)))
         for res in mine:
-            kind = f" ({res.mimeType})" if res.mimeType else ""
+            kind = f" ({res.mime_type})" if res.mime_type else ""
             c.r.line(f"  @{server}:{res.uri}  {res.name}{kind}")
 
 
