@@ -1,4 +1,4 @@
-"""mcp-chat: subcommands chat (default), threads, export, delete, completion.
+"""mcp-chat: subcommands chat (default), threads, export, delete, import, completion.
 
 Arguments are parsed before anything heavy is imported, so `--help` and `--version`
 answer at once; each command imports what it needs.
@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from client.ui import i18n
 from client.core.config import ConfigError, Settings
-from client.ui.options import add_chat_options, add_common_options, add_db_option, resolve, resolve_db, resolve_lang
+from client.ui.options import (add_chat_options, add_common_options, add_db_option, add_user_option, resolve, resolve_db,
+                               resolve_lang)
 from client.ui.i18n import t, tr
 from client.ui.parser import Parser as _Parser
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from client.engine.providers import Runtime
     from client.engine.store import Store
 
-SUBCOMMANDS = ("chat", "threads", "export", "delete", "trust", "completion", "daemon", "local")
+SUBCOMMANDS = ("chat", "threads", "export", "delete", "import", "trust", "completion", "daemon", "local")
 SHELLS = ("bash", "zsh")
 EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
 
@@ -39,6 +40,7 @@ def _commands_epilog() -> str:
         ("mcp-chat threads", tr("세션 목록", "list sessions")),
         ("mcp-chat export ID [--format md|json]", tr("세션 전체 기록 출력", "print a session's full transcript")),
         ("mcp-chat delete ID", tr("세션 삭제", "delete a session")),
+        ("mcp-chat import FILE", tr("파일(JSON 내보내기, LoCoMo)의 대화를 새 세션으로", "a conversation from a file (JSON export, LoCoMo) as a new session")),
         ("mcp-chat trust [DIR] [--revoke]", tr("폴더의 .env와 checkpoint.db 신뢰 (또는 취소)", "trust a folder's .env and checkpoint.db (or stop)")),
         ("mcp-chat completion bash|zsh", tr("셸 자동 완성 스크립트 출력", "print a shell completion script")),
         ("mcp-chat daemon start|status|stop", tr("미리 적재된 백그라운드 프로세스", "the pre-imported background process")),
@@ -74,6 +76,11 @@ def build_parser(completion: bool = False) -> argparse.ArgumentParser:
     de = sub.add_parser("delete", prog="mcp-chat delete", help=tr("세션 삭제", "delete a session"))
     de.add_argument("thread", metavar="ID", help=tr("세션 ID", "session id"))
     add_db_option(de)
+    from client.ui import import_command
+
+    im = import_command.add_parser(sub)
+    add_db_option(im)
+    add_user_option(im)
     tr_ = sub.add_parser("trust", prog="mcp-chat trust", help=tr("폴더 신뢰", "trust a folder"),
                          description=tr("폴더의 .env와 ./checkpoint.db를 쓰도록 신뢰합니다 (사용자별로 기억, .env가 바뀌면 다시 물음)",
                                         "let mcp-chat use a folder's .env and ./checkpoint.db (remembered per user; a changed .env asks again)"))
@@ -86,7 +93,7 @@ def build_parser(completion: bool = False) -> argparse.ArgumentParser:
     from client.ui import background
 
     background.add_commands(sub)  # mcp-chat daemon|local status|stop
-    for sp in (th, ex, de, tr_):
+    for sp in (th, ex, de, im, tr_):
         add_common_options(sp)
     return p
 
@@ -222,6 +229,13 @@ def dispatch(args: argparse.Namespace) -> int:
         if args.cmd == "export":
             return asyncio.run(tc.run_export(resolve_db(args), args.thread, args.format))
         return asyncio.run(tc.run_delete(resolve_db(args), args.thread))
+    if args.cmd == "import":
+        from client.ui.import_command import run_import
+        from client.ui.options import import_identity
+
+        user, prompt = import_identity(args)
+        return asyncio.run(run_import(resolve_db(args), args.file, conversation=args.conversation,
+                                      sessions=args.sessions, user=user, system_prompt=prompt))
     if args.cmd == "trust":
         return run_trust(args.dir, args.revoke, args.real_env)
     if args.cmd in ("daemon", "local"):
