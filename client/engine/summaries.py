@@ -26,7 +26,7 @@ from langchain_core.messages import BaseMessage
 
 from client.core.context import split, summary_pair, text_of
 from client.core.context.policy import ContextSettings, prepare
-from client.core.context.rolling import Rolled, roll_summary
+from client.core.context.rolling import Rolled, SummaryUnusable, roll_summary
 from client.core.context.summarize import SummaryPlan, apply_summary
 from client.core.context.turns import with_ids
 from client.core.faults import AuthError, describe, with_retries
@@ -42,7 +42,7 @@ SUMMARY_CHUNK_TOKENS = 6_000  # one summarizer request reads at most this much c
 
 def summary_budget(max_input_tokens: int) -> int:
     """Tokens the running summary may hold before it is compressed."""
-    return max(300, max_input_tokens // 6)
+    return max(300, max_input_tokens // 3)
 
 
 def covered_ids(plan: SummaryPlan) -> list[str]:
@@ -160,7 +160,8 @@ class Summaries:
     async def _summarizing(self, job: Awaitable[Taken | None], announce: int | None,
                            over: bool) -> AsyncIterator[Notice | Taken | None]:
         """Run one summary job: its notices, then the Taken (or nothing: not ready / not fitting),
-        or None when it failed (the turn goes on unsummarized). `announce`: the turns it folds,
+        or None when it failed or every answer was refused (the turn goes on unsummarized, its
+        turns verbatim; never an empty or fallback pair). `announce`: the turns it folds,
         said before waiting."""
         if announce is not None:
             yield Notice("summary_wait" if over else "summarizing", {"n": announce})
@@ -168,6 +169,10 @@ class Summaries:
             taken = await job
         except AuthError:
             raise
+        except SummaryUnusable as e:  # every answer refused: nothing committed, the turns stay verbatim
+            yield Notice("summary_unusable", {"why": ", ".join(e.reasons)}, warning=True)
+            yield None
+            return
         except Exception as e:  # noqa: BLE001 - the turn goes on unsummarized
             yield Notice("summary_failed", {"err": describe(e)}, warning=True)
             yield None

@@ -34,6 +34,10 @@ _REQUEST_EN = re.compile(r"^(please\s+)?(tell|give|show|suggest|explain|write|li
                          r"describe|translate|summari[sz]e|can|could|would|will|what|how|why|when|where|who|"
                          r"which|is|are|do|does|let's|say)\b", re.I)
 _ACK = re.compile(r"^(?:(?:ok|okay|thanks|thank you|great|cool|nice|sure|yes|no|고마워|감사|좋아|알겠어|네|응)[\W\s]*)+$", re.I)
+# "no prior history": a summary that says there is nothing to summarize stands for nothing
+_NOTHING = re.compile(r"\b(no|without)\s+(prior|previous|earlier)\s+(history|conversation|context|messages?)\b|"
+                      r"\bnothing\s+to\s+summari[sz]e\b|\bno\s+conversation\s+(was\s+)?(provided|given|to)\b|"
+                      r"(이전|앞선)\s*(대화|기록|내용)(\s*(내용|기록))?(이|가)?\s*없|요약할\s*(대화|내용)(이|가)?\s*없", re.I)
 _REFUSAL = re.compile(r"(I'?m sorry|I apologi[sz]e|I can ?not|I can't|I am unable|as an AI|"
                       r"죄송|할 수 없|수 없습니다|도와드릴 수 없)", re.I)
 
@@ -105,9 +109,34 @@ def salient_statements(user_texts: Iterable[str], max_chars: int = 200) -> list[
     return out
 
 
-def missing_terms(statement: str, summary: str) -> list[str]:
-    low = summary.lower()
-    return [t for t in key_terms(statement) if t.lower() not in low]
+def missing_terms(statement: str, summary: str, ignore: Iterable[str] = ()) -> list[str]:
+    """Key words of `statement` the summary lacks (`ignore`: lower-case words that do not count,
+    e.g. the names of the two people talking)."""
+    low, skip = summary.lower(), set(ignore)
+    return [t for t in key_terms(statement) if t.lower() not in low and t.lower() not in skip]
+
+
+_TIME_EN = re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|"
+                      r"may|june|july|august|september|october|november|december|yesterday|tomorrow|tonight|weekend|"
+                      r"(?:last|next|this)\s+(?:week|month|year|night|summer|winter|spring|fall))\b", re.I)
+_TIME_KO = re.compile(r"[월화수목금토일]요일|\d+\s*(?:월|일|년|시)|내일|모레|어제|그제|그저께|주말|"
+                      r"(?:다음|지난|이번)\s*(?:주|달|해)")
+
+
+def value_terms(text: str) -> list[str]:
+    """The words that carry a value: numbers, quoted strings, names, days, dates and times."""
+    return ([*_NUMBER.findall(text), *(q.strip() for q in _QUOTED.findall(text)), *_CAPITALIZED.findall(text),
+             *_TIME_EN.findall(text), *_TIME_KO.findall(text)])
+
+
+def fact_score(sentence: str, people: Iterable[str] = ()) -> int:
+    """How surely a sentence states a fact worth keeping word for word: its values (up to three;
+    the names of the two people talking do not count), a correction, a first-person statement."""
+    skip = set(people)
+    values = {v.lower() for v in value_terms(sentence)}
+    values = {v for v in values if not any(p.startswith(v) for p in skip)}  # "Mel" for Melanie: a greeting
+    self_ = bool(_SELF_EN.search(sentence) or _SELF_KO.search(sentence))
+    return min(len(values), 3) + 2 * is_correction(sentence) + self_
 
 
 # -- degenerate text -----------------------------------------------------------
@@ -156,9 +185,10 @@ def cut_loop(text: str) -> str | None:
 
 
 def degenerate_reason(text: str, *, request_texts: Iterable[str] = ()) -> str | None:
-    """Why a summary must not be stored: empty, a loop, a refusal, or an echo of the request."""
+    """Why a summary must not be stored: empty (or saying there is nothing to summarize), a loop,
+    a refusal, or an echo of the request."""
     t = text.strip()
-    if len(t) < 4:
+    if len(t) < 4 or (len(t) < 200 and _NOTHING.search(t)):
         return "empty"
     if is_loop(t):
         return "repetition"
