@@ -99,6 +99,8 @@ def section_for(span: Sequence[Sequence[BaseMessage]], model_text: str | None, l
     people = {n.lower() for n in names or ()}
     candidates = [(who, st) for who, st in said if not body or missing_terms(st, body, people) or is_correction(st)]
     cap = max(NOTE_MIN_TOKENS, int(NOTE_SHARE * estimate_text_tokens(render_turns(span, lang, names))))
+    if names:  # a chat between two people: a sentence without a value is talk, not a fact to keep verbatim
+        candidates = [(who, st) for who, st in candidates if fact_score(st, people) > 0]
     notes = pick_notes(candidates, cap, lang, people)
     lines = ([header] if header and header not in body else []) + ([body] if body else [])
     noted = "\n".join(note_line(st.replace('"', "'"), lang, who) for who, st in notes)
