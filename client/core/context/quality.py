@@ -20,8 +20,10 @@ _QUOTED = re.compile(r"[\"“'‘「『]([^\"”'’」』]{2,80})[\"”'’」�
 _CAPITALIZED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 _SELF_EN = re.compile(r"\b(I|I'm|I've|I'll|my|me|mine|we|our|us)\b", re.I)
 _SELF_KO = re.compile(r"(^|\s)(나는|난|내가|내\s|나의|저는|전\s|제가|제\s|저의|우리|저희)")
-_CORRECTION = re.compile(r"\b(actually|correction|instead|changed|moved|not anymore|no longer)\b|"
-                         r"(사실은|사실|정정|바뀌|바꿨|변경|옮겨|아니라|말고|취소)", re.I)
+_CORRECTION = re.compile(r"\b(actually|correction|instead|changed|moved|not anymore|no longer|postponed|rescheduled|"
+                         r"pushed back|brought forward|i meant|i was wrong)\b|"
+                         r"(사실은|사실|정정|바뀌|바꿨|변경|옮겨|옮겼|아니라|말고|취소|미뤄|미뤘|미루|연기|당겨|당겼|늦춰|늦췄|"
+                         r"잘못 말|고쳐|고칠게)", re.I)
 _QUESTION_KO = re.compile(r"(까|나요|니|냐|가요|죠|어때|알려\s*줘|뭐야|뭐지|해\s*줘|해\s*주세요)[.?!]*$")
 _KO_PARTICLES = ("에서는", "으로는", "이라고", "에서", "으로", "이야", "예요", "이에요", "입니다", "이고",
                  "은", "는", "이", "가", "을", "를", "에", "의", "도", "야", "로", "와", "과", "랑", "요")

@@ -22,25 +22,19 @@ from difflib import SequenceMatcher
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Sequence
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from client.core.context.budget import estimate_text_tokens
 from client.core.context.quality import (Lang, degenerate_reason, detect_lang, fact_score, is_correction, is_question,
-                                         key_terms, missing_terms, salient_statements, value_terms)
-from client.core.context.speakers import (anchor_dates, last_note_date, note_date, participants_of, session_note_of,
-                                          without_note)
+                                         key_terms, missing_terms, value_terms)
+from client.core.context.notes import (HARD_CAP, NOTE_MIN_TOKENS, NOTE_PREFIX, NOTE_SHARE, PERSON_NOTE,  # noqa: F401
+                                       SUPERSEDED, _NOTE_RE, bound, note_line, notes_of, pick_notes, spoken)
+from client.core.context.speakers import anchor_dates, last_note_date, note_date, participants_of, session_note_of
 from client.core.context.summarize import SummaryPlan, chunk_turns, render_turns, span_lang, summarizer_request
-from client.core.context.turns import is_synthetic, text_of
+from client.core.context.turns import text_of
 
 Ask = Callable[[list[BaseMessage]], Awaitable[str]]
 
-NOTE_PREFIX = {"ko": "- 사용자 발언: ", "en": "- User said: "}
-PERSON_NOTE = {"ko": "- {name}의 말: ", "en": "- {name} said: "}  # two people (client/core/context/speakers.py)
-SUPERSEDED = {"ko": "(정정 전 값) ", "en": "(outdated) "}
-_MARKS = "|".join(re.escape(m) for m in SUPERSEDED.values())
-_NOTE_RE = re.compile(rf"^- (?:{_MARKS})?(?:사용자 발언|User said|[^\":\n]{{1,60}}의 말|[^\":\n]{{1,60}} said): \"(.*)\"$")
-NOTE_SHARE = 0.12  # the verbatim notes of a span take at most this share of its tokens ...
-NOTE_MIN_TOKENS = 120  # ... or this many, whichever is more
 COMPRESS_PROMPT = {
     "ko": "다음 요약을 더 짧게 줄이세요. 이름, 숫자, 날짜, 장소, 선호, 정정된 값은 모두 그대로 남기고 "
           "중복과 군더더기만 없애세요. 줄인 요약문만 출력하세요.",
@@ -70,21 +64,6 @@ class Rolled:
     compressed: bool = False
 
 
-def note_line(statement: str, lang: Lang, speaker: str | None = None) -> str:
-    prefix = PERSON_NOTE[lang].format(name=speaker) if speaker else NOTE_PREFIX[lang]
-    return f'{prefix}"{statement}"'
-
-
-def notes_of(summary: str) -> list[str]:
-    """The verbatim statements held as note lines."""
-    out = []
-    for ln in summary.splitlines():
-        m = _NOTE_RE.match(ln.strip())
-        if m:
-            out.append(m.group(1))
-    return out
-
-
 def section_for(span: Sequence[Sequence[BaseMessage]], model_text: str | None, lang: Lang,
                 instructions: str = "", names: tuple[str, str] | None = None, when: _dt.date | None = None) -> str:
     """The span's session note (when it starts a session), the model's section (when usable), and
@@ -107,40 +86,6 @@ def section_for(span: Sequence[Sequence[BaseMessage]], model_text: str | None, l
     corrections = [st for _, st in notes if is_correction(st)]
     lines += [mark_superseded(noted, corrections, lang, notes_only=True)] if notes else []
     return anchor_dates("\n".join(lines), note_date(header) or when)
-
-
-def spoken(span: Sequence[Sequence[BaseMessage]], names: tuple[str, str] | None) -> list[tuple[str | None, str]]:
-    """(speaker, salient sentence) of the span, in order: the user's; with two people, the
-    assistant's too (a session note is the section's header, not a statement)."""
-    out: list[tuple[str | None, str]] = []
-    for t in span:
-        for m in t:
-            if isinstance(m, HumanMessage) and not is_synthetic(m):
-                who = names[0] if names else None
-            elif isinstance(m, AIMessage) and names and not m.tool_calls:
-                who = names[1]
-            else:
-                continue
-            for st in salient_statements([without_note(text_of(m))]):
-                if (who, st) not in out:
-                    out.append((who, st))
-    return out
-
-
-def pick_notes(candidates: list[tuple[str | None, str]], cap: int, lang: Lang,
-               people: set[str]) -> list[tuple[str | None, str]]:
-    """The candidates that fit `cap` tokens, surest facts first, in their order; corrections last."""
-    ranked = sorted(range(len(candidates)), key=lambda i: (-fact_score(candidates[i][1], people), i))
-    kept, used = set(), 0
-    for i in ranked:
-        cost = estimate_text_tokens(note_line(candidates[i][1], lang, candidates[i][0]))
-        if used + cost > cap and not is_correction(candidates[i][1]):
-            continue
-        kept.add(i)
-        used += cost
-    chosen = [candidates[i] for i in sorted(kept)]
-    chosen.sort(key=lambda c: is_correction(c[1]))  # stable: corrections move to the end, in their order
-    return chosen
 
 
 _DIGIT = re.compile(r"\d")
@@ -283,27 +228,6 @@ async def _usable_answer(request: list[BaseMessage], ask: Ask, lang: Lang, rejec
             return text
         reasons.append(reason)
     raise SummaryUnusable(reasons)
-
-
-HARD_CAP = 2  # times the summary budget: the most a summary may hold, compressed or not
-
-
-def bound(summary: str, cap: int) -> str:
-    """The summary cut to `cap` tokens when a compression could not shrink it (the request must
-    still fit, or the whole pair would be dropped): the oldest verbatim notes go first (never a
-    correction or a session note), then the oldest lines the model wrote."""
-    lines = [ln for ln in summary.splitlines() if ln.strip()]
-    if estimate_text_tokens(summary) <= cap:
-        return summary
-    for notes in (True, False):
-        i = 0
-        while i < len(lines) and estimate_text_tokens("\n".join(lines)) > cap:
-            ln = lines[i].strip()
-            if not session_note_of(ln) and not is_correction(ln) and bool(_NOTE_RE.match(ln)) == notes:
-                del lines[i]
-            else:
-                i += 1
-    return "\n".join(lines)
 
 
 def text_of_request(request: list[BaseMessage]) -> str:
