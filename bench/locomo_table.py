@@ -37,11 +37,34 @@ def totals(results: list[dict]) -> str:
     return "\n".join(rows)
 
 
+def goals(results: list[dict]) -> str:
+    """Issue 39's goals per run: summarize's early F1 against full's (>= 90%) and trim's (>= 1.5x),
+    its request tokens against full's (<= 35%)."""
+    rows = ["| conversation | summarize / full, early F1 (>= 90%) | summarize / trim, early F1 (>= 1.5x) "
+            "| summarize / full, request tokens (<= 35%) |", "|---|---:|---:|---:|"]
+    for r in results:
+        p = r["policies"]
+        if not all(k in p for k in ("full", "trim", "summarize")):
+            continue
+        s, f, t = p["summarize"], p["full"], p["trim"]
+
+        def ratio(a: float | None, b: float | None, pct: bool = True) -> str:
+            if a is None or not b:
+                return "-"
+            return f"{100 * a / b:.0f}%" if pct else f"{a / b:.2f}x"
+
+        rows.append(f"| {r['conversation']} | {ratio(s['f1_early'], f['f1_early'])} | {ratio(s['f1_early'], t['f1_early'], False)} "
+                    f"| {ratio(s['request_tokens_mean'], f['request_tokens_mean'])} |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     results = [json.loads(Path(p).read_text(encoding="utf-8")) for p in sys.argv[1:]]
     print(table(results))
     print()
     print(totals(results))
+    print()
+    print(goals(results))
     print(f"\n({sum(r.get('minutes', 0) for r in results):.0f} min in all)")
 
 

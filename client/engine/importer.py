@@ -24,20 +24,14 @@ from client.core.transcripts import Imported
 from client.core.transcripts.model import participants_line
 from client.engine.store import Store, StoreError
 
-_GRAPHS: dict[int, Any] = {}
-
-
 def _graph(checkpointer: Any) -> Any:
     """A graph with the agent's message state and a node of the agent's model node's name: what it
     writes is the state the agent reads (client/engine/threads.py `replace` writes the same)."""
-    key = id(checkpointer)
-    if key not in _GRAPHS:
-        g = StateGraph(MessagesState)
-        g.add_node("model", lambda state: {})
-        g.add_edge(START, "model")
-        g.add_edge("model", END)
-        _GRAPHS[key] = g.compile(checkpointer=checkpointer)
-    return _GRAPHS[key]
+    g = StateGraph(MessagesState)
+    g.add_node("model", lambda state: {})
+    g.add_edge(START, "model")
+    g.add_edge("model", END)
+    return g.compile(checkpointer=checkpointer)
 
 
 async def write_context(store: Store, thread_id: str, messages: Sequence[BaseMessage]) -> None:
