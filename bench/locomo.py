@@ -182,6 +182,8 @@ def full_window(conv: Imported) -> int:
 
 
 async def main_async(args: argparse.Namespace) -> dict:
+    # full's first question reads the whole conversation before its first token: minutes on a busy machine
+    os.environ.setdefault("LANGCHAIN_OPENAI_STREAM_CHUNK_TIMEOUT_S", "900")
     conv, qa = load(args.data, args.conversation, args.sessions)
     questions = pick_questions(qa, conv.sessions, args.questions)
     policies = [p for p in args.policies.split(",") if p]
