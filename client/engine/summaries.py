@@ -111,7 +111,8 @@ class Summaries:
     async def roll_now(self, plan: SummaryPlan, focus: str | None = None) -> Taken:
         """The context `plan` describes, its span summarized now (a turn waits, or /compact)."""
         rolled = await self.roll(plan, focus)
-        return Taken(with_ids(apply_summary(plan, rolled.text)), rolled, plan.turns)
+        done = rolled.plan(plan)
+        return Taken(with_ids(apply_summary(done, rolled.text)), rolled, done.turns)
 
     # -- before a turn --------------------------------------------------------------
     async def before_turn(self, thread_id: str, working: list[BaseMessage], policy: ContextSettings, *,
@@ -205,7 +206,8 @@ class Summaries:
         p = self.pending
         if p is None or p.thread_id != thread_id or not p.task.done() or p.task.cancelled() or p.task.exception():
             return None
-        return apply_rolled(messages, p.ids, p.plan.previous_summary, p.task.result().text)
+        rolled = p.task.result()
+        return apply_rolled(messages, covered_ids(rolled.plan(p.plan)), p.plan.previous_summary, rolled.text)
 
     def cancel(self) -> None:
         if self.pending is not None:
@@ -233,7 +235,8 @@ class Summaries:
             await asyncio.wait([p.task])  # shielded: Ctrl-C cancels the turn, not the summary
         self.pending = None
         rolled = p.task.result()  # raises what the summarizer raised
-        applied = apply_rolled(messages, p.ids, p.plan.previous_summary, rolled.text)
+        done = rolled.plan(p.plan)
+        applied = apply_rolled(messages, covered_ids(done), p.plan.previous_summary, rolled.text)
         if applied is None:
             return None
-        return Taken(with_ids(applied), rolled, p.plan.turns)
+        return Taken(with_ids(applied), rolled, done.turns)

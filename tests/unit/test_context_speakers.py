@@ -80,3 +80,28 @@ def test_notes_are_capped_to_a_share_of_their_span_surest_facts_first():
     got = section_for(span, "- The user talked about the weather.", "en")
     assert estimate_text_tokens(got) < estimate_text_tokens(render_turns(span, "en")) * 0.2
     assert 'User said: "My locker code is 4817 at Lisbon Station."' in got  # more values: kept first
+
+
+def test_a_refused_session_ends_the_roll_there_and_the_rest_stays_verbatim():
+    """One unusable section does not cost the sessions before it; it and the later ones stay turns."""
+    from client.core.context.summarize import apply_summary
+    from client.core.context.turns import split
+
+    async def ask(request):
+        return "" if "[Session 2" in request[-1].content else "- Ada adopted a cat."
+
+    plan = plan_summary(_conversation(), 1, 1)
+    rolled = asyncio.run(roll_summary(plan, ask, chunk_tokens=6000, summary_budget=5000))
+    assert rolled.text.count("[Session ") == 1 and rolled.rejected == ["empty", "empty"]
+    done = rolled.plan(plan)
+    after = split(apply_summary(done, rolled.text))
+    assert after.turns[0][0].content.startswith("[Session 2 ·")  # the refused session, verbatim
+    assert len(after.turns) == len(plan.to_summarize) - rolled.covered + len(plan.keep)
+
+
+def test_a_fact_that_says_cannot_is_no_refusal():
+    from client.core.context.quality import degenerate_reason
+
+    assert degenerate_reason("- 서준은 고수를 먹을 수 없습니다.") is None
+    assert degenerate_reason("- Ben can't eat coriander.") is None
+    assert degenerate_reason("죄송합니다, 요약할 수 없습니다.") == "refusal"

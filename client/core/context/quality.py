@@ -40,8 +40,10 @@ _ACK = re.compile(r"^(?:(?:ok|okay|thanks|thank you|great|cool|nice|sure|yes|no|
 _NOTHING = re.compile(r"\b(no|without)\s+(prior|previous|earlier)\s+(history|conversation|context|messages?)\b|"
                       r"\bnothing\s+to\s+summari[sz]e\b|\bno\s+conversation\s+(was\s+)?(provided|given|to)\b|"
                       r"(이전|앞선)\s*(대화|기록|내용)(\s*(내용|기록))?(이|가)?\s*없|요약할\s*(대화|내용)(이|가)?\s*없", re.I)
-_REFUSAL = re.compile(r"(I'?m sorry|I apologi[sz]e|I can ?not|I can't|I am unable|as an AI|"
-                      r"죄송|할 수 없|수 없습니다|도와드릴 수 없)", re.I)
+# a refusal is how an answer starts ("I'm sorry, I can't", "죄송합니다"); "- Ben can't eat coriander",
+# "서준은 고수를 먹을 수 없습니다" are facts (a Korean session's summary was refused twice for one)
+_REFUSAL = re.compile(r"^\W*(I'?m sorry|I apologi[sz]e|I can ?not|I can't|I am unable|as an AI|sorry\b|"
+                      r"죄송|저는 (?:인공지능|AI)|(?:요약|도와|답)[가-힣]* 수 없|할 수 없습니다)", re.I)
 
 
 def detect_lang(texts: Iterable[str]) -> Lang:

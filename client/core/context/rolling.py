@@ -62,6 +62,14 @@ class Rolled:
     text: str
     rejected: list[str] = field(default_factory=list)  # reasons of refused answers that were asked again
     compressed: bool = False
+    covered: int | None = None  # a span cut short: how many of its turns the text covers (None: all)
+
+    def plan(self, plan: SummaryPlan) -> SummaryPlan:
+        """`plan` as far as this summary covers it: the turns after a refused span stay verbatim."""
+        if self.covered is None:
+            return plan
+        k = self.covered
+        return SummaryPlan(plan.system, plan.previous_summary, plan.to_summarize[:k], [*plan.to_summarize[k:], *plan.keep])
 
 
 def section_for(span: Sequence[Sequence[BaseMessage]], model_text: str | None, lang: Lang,
@@ -188,14 +196,24 @@ def merge_back(compressed: str, original: str) -> str:
 async def roll_summary(
     plan: SummaryPlan, ask: Ask, *, chunk_tokens: int, summary_budget: int, focus: str | None = None
 ) -> Rolled:
-    """The previous summary extended by the planned span, compressed only when over budget."""
+    """The previous summary extended by the planned span, compressed only when over budget. A
+    chunk whose every answer is refused ends the roll there: the chunks before it are the summary
+    (`Rolled.covered`), it and the rest stay verbatim; refused at the first chunk, nothing is."""
     summary = (plan.previous_summary or "").strip()
     rejected: list[str] = []
     lang = span_lang(plan.to_summarize)
     names = participants_of(text_of(plan.system)) if plan.system is not None else None
+    covered = 0  # turns of the span folded so far (a preamble counts as one)
     for chunk in chunk_turns(plan.to_summarize, chunk_tokens):
         request = summarizer_request(None, chunk, focus, lang, names)
-        text = await _usable_answer(request, ask, lang, rejected)
+        try:
+            text = await _usable_answer(request, ask, lang, rejected)
+        except SummaryUnusable as e:
+            if not covered:
+                raise
+            rejected.extend(e.reasons)  # what came before stands; this chunk and the rest stay verbatim
+            break
+        covered += len(chunk)
         section = section_for(chunk, text, lang, str(request[0].content), names, last_note_date(summary))
         corrections = [st for _, st in spoken(chunk, names) if is_correction(st)]
         summary = mark_superseded(summary, corrections, lang)  # the section marks its own notes
@@ -206,7 +224,7 @@ async def roll_summary(
     summary = bound(summary, HARD_CAP * summary_budget)
     if not summary.strip():
         raise SummaryUnusable(rejected or ["empty"])
-    return Rolled(summary, rejected, compressed)
+    return Rolled(summary, rejected, compressed, covered if covered < len(plan.to_summarize) else None)
 
 
 async def _usable_answer(request: list[BaseMessage], ask: Ask, lang: Lang, rejected: list[str]) -> str:
