@@ -122,7 +122,7 @@ async def run_policy(policy: str, conv: Imported, questions: list[Question], run
         if policy == "summarize":  # the thread's rolling summaries, made before any question
             async for ev in session.compact():
                 if isinstance(ev, Notice):
-                    run.summary_notices.append(ev.key)
+                    run.summary_notices.append(f"{ev.key} ({ev.fmt['why']})" if ev.fmt.get("why") else ev.key)
             summary = await session.current_summary() or ""
             run.summary_tokens = _tokens(summary)
             if args.verbose:
