@@ -42,6 +42,10 @@ COMPRESS_PROMPT = {
           "value exactly; remove only repetition and filler. Answer with the shortened summary only.",
 }
 SUMMARY_TRIES = 2  # a refused section is asked for once more before the roll fails
+ECHO_HINT = {  # after an answer that copied the conversation's lines back
+    "ko": "(대화 줄을 그대로 옮기지 말고, '- <이름>은 <무엇>을 했다' 꼴의 3인칭 문장으로 새로 쓰세요.)",
+    "en": "(Do not copy the conversation's lines: write new third-person sentences, '- <name> did <what>'.)",
+}
 RETRY_LINE = {
     "ko": "(위 대화의 사실만 짧은 글머리표 줄로 요약하세요. 대화 내용이 있으니 빈 답이나 거절은 안 됩니다.)",
     "en": "(Summarize the facts of the conversation above in short bullet lines. There is a conversation above: "
@@ -236,7 +240,8 @@ async def _usable_answer(request: list[BaseMessage], ask: Ask, lang: Lang, rejec
     for attempt in range(SUMMARY_TRIES):
         if attempt:
             last = request[-1]
-            request = [*request[:-1], HumanMessage(content=f"{text_of_request([last])}\n\n{RETRY_LINE[lang]}")]
+            hint = f" {ECHO_HINT[lang]}" if reasons[-1] == "echo" else ""
+            request = [*request[:-1], HumanMessage(content=f"{text_of_request([last])}\n\n{RETRY_LINE[lang]}{hint}")]
         text = (await ask(request)).strip()
         reason = degenerate_reason(text, request_texts=[text_of_request(request)])
         if reason is None and not _without_questions(text, instructions):
