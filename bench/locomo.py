@@ -46,10 +46,10 @@ from client.core.context.turns import is_synthetic, text_of  # noqa: E402
 from client.core.transcripts import Imported, parse_document  # noqa: E402
 from client.engine.build import build_session  # noqa: E402
 from client.engine.events import Notice, TurnDone  # noqa: E402
+from client.engine.forks import fork_thread  # noqa: E402
 from client.engine.importer import import_conversation  # noqa: E402
 from client.engine.runtime import Runtime  # noqa: E402
 from client.engine.store import open_store  # noqa: E402
-from client.engine.thread_copy import copy_thread  # noqa: E402
 
 POLICIES = {"full": ("none", None), "trim": ("trim", None), "summarize": ("summarize", None)}  # defaults M, N
 INSTRUCTION = {"en": "Answer in a few words.", "ko": "몇 단어로 짧게 답하세요."}
@@ -128,11 +128,11 @@ async def run_policy(policy: str, conv: Imported, questions: list[Question], run
             if args.verbose:
                 print(f"  [summary, {run.summary_tokens} tokens, notices {run.summary_notices}]\n" + summary, flush=True)
         run.empty_summaries = committed_bad_summaries(await store.transcript(tid))
-        working = await session.threads.state()  # the prepared context: every question gets these bytes
         run.prepare_s = time.perf_counter() - started
         lang = conv.lang
         for i, q in enumerate(questions):
-            fork = await copy_thread(store, tid, working, user=s.user, new_id=f"{tid}-q{i}")
+            # a fork at the last turn copies the prepared checkpoint: every question gets these bytes
+            fork = await fork_thread(store, tid, new_id=f"{tid}-q{i}")
             await session.open(fork)
             answer, done = "", None
             async for ev in session.turn(f"{q.question} {INSTRUCTION[lang]}"):

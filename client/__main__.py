@@ -1,8 +1,9 @@
 """`python -m client` and the `mcp-chat` entry point; the CLI lives in client/ui/cli.py.
 
 Both take the same path: a run is handed to this user's pre-imported process when one
-serves this installation (client/engine/launch/), else it starts cold, here, and a daemon is
-started in the background for the next runs. Nothing heavy is imported before that choice.
+serves this installation (plumbing/forkserver, described by client/engine/daemon.py), else it
+starts cold, here, and a daemon is started in the background for the next runs. Nothing heavy
+is imported before that choice.
 """
 
 from __future__ import annotations
@@ -10,19 +11,18 @@ from __future__ import annotations
 import os
 import sys
 
-MODULE = "client.__main__"
-
 
 def entry() -> None:
-    from client.engine.launch import launcher
+    from client.engine.daemon import PROGRAM
+    from plumbing.forkserver import launcher
 
     env = dict(os.environ)  # as started: a cold run loads .env files into its own
-    code = launcher.run("client", MODULE)
+    code = launcher.run(PROGRAM)
     if code is None:
         from client.ui.cli import main
 
         code = main()
-        launcher.spawn("client", MODULE, env)
+        launcher.spawn(PROGRAM, env)
     sys.exit(code)
 
 
@@ -34,13 +34,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def daemon(kind: str, name: str) -> None:
     """The pre-imported process (started by launcher.spawn); each forked run goes on here."""
-    from client.engine.launch.daemon import serve
-    from client.engine.launch.preload import preload
+    from client.engine.daemon import PROGRAM, preload
+    from plumbing.forkserver.daemon import serve
 
-    run = serve(kind, name, lambda: preload("client"))
+    run = serve(PROGRAM, name, preload)
     run.become()
-    from client.engine.launch.child import run_main
     from client.ui.cli import main as cli_main
+    from plumbing.forkserver.child import run_main
 
     run_main(cli_main)
 

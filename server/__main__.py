@@ -8,19 +8,18 @@
 Env: MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS, MCP_SEARCH_TOKEN (comma-separated lists),
 MCP_MAX_SESSIONS, MCP_SESSION_IDLE_TIMEOUT, MCP_HEADER_TIMEOUT; options win.
 
-A `.env` in the current directory is loaded first (not with --no-env-file); real environment variables win.
+`--env-file PATH` is loaded first; else `./.env`, only in a folder trusted with `mcp-chat trust`
+(server/envfile.py; not with --no-env-file). Real environment variables win.
 Logs go to stderr only (on stdio, stdout carries nothing but the protocol).
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import logging
 import os
 import signal
 import sys
-from pathlib import Path
 
 import anyio
 
@@ -111,6 +110,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="do not read ./.env (a client that spawns this server passes what it needs in the environment)",
     )
+    parser.add_argument(
+        "--env-file",
+        metavar="PATH",
+        help="read this .env (default: ./.env, only in a folder trusted with `mcp-chat trust`)",
+    )
     parser.add_argument("--version", action="version", version=f"mcp-search-server {_version()}")
     args = parser.parse_args(argv)
     if args.log_level is None:
@@ -151,19 +155,14 @@ def _drop_closed_stream_errors(record: logging.LogRecord) -> bool:
     return not isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError))
 
 
-def load_env_file() -> None:
-    """Read ./.env without overriding variables already set in the environment. A file that
-    cannot be read as UTF-8 text is a usage error (one line), not a traceback."""
-    path = Path.cwd() / ".env"
-    if path.is_file():
-        from dotenv import load_dotenv
+def load_env_file(args: argparse.Namespace) -> None:
+    """--env-file, or ./.env of a trusted folder only (server/envfile.py); one warning line when
+    the folder's .env is left unread. A file that is not UTF-8 text is a UsageError (one line)."""
+    from server.envfile import load_env
 
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = f"byte {exc.start} is not UTF-8" if isinstance(exc, UnicodeDecodeError) else exc.strerror
-            raise UsageError(f"cannot read {path} ({reason}); fix it or pass --no-env-file") from None
-        load_dotenv(stream=io.StringIO(text), override=False)  # the text read once
+    notice = load_env(args.env_file, args.no_env_file)
+    if notice:
+        logging.getLogger("server").warning("%s", notice)
 
 
 def apply_env(args: argparse.Namespace) -> None:
@@ -185,8 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     setup_logging(args.log_level)
     try:
-        if not args.no_env_file:
-            load_env_file()
+        load_env_file(args)
         apply_env(args)
     except UsageError as exc:
         print(f"mcp-search-server: error: {exc}", file=sys.stderr)
@@ -233,29 +231,28 @@ def main(argv: list[str] | None = None) -> int:
 
 def boot() -> None:
     """The client's bundled stdio command (client/engine/mcp/specs.py): served by this user's
-    pre-imported server process when one runs (client/engine/launch/), else a cold start."""
-    from client.engine.launch import launcher
+    pre-imported server process when one runs (plumbing/forkserver, server/daemon.py), else a cold start."""
+    from plumbing.forkserver import launcher
+    from server.daemon import PROGRAM
 
-    code = launcher.run("server", MODULE)
+    code = launcher.run(PROGRAM)
     if code is None:  # a stdio server ends by a signal (_exit_now): start the daemon now, importing later
-        launcher.spawn("server", MODULE, dict(os.environ), delay=SPAWN_DELAY)
+        launcher.spawn(PROGRAM, dict(os.environ), delay=SPAWN_DELAY)
         code = main()
     sys.exit(code)
 
 
 def daemon(kind: str, name: str) -> None:
     """The pre-imported server process (started by launcher.spawn); each forked run goes on here."""
-    from client.engine.launch.daemon import serve
-    from client.engine.launch.preload import preload
+    from plumbing.forkserver.child import run_main
+    from plumbing.forkserver.daemon import serve
+    from server.daemon import PROGRAM, preload
 
-    run = serve(kind, name, lambda: preload("server"))
+    run = serve(PROGRAM, name, preload)
     run.become()
-    from client.engine.launch.child import run_main
-
     run_main(main)
 
 
-MODULE = "server.__main__"
 SPAWN_DELAY = 5.0  # seconds: the chat that started this server is starting too
 
 if __name__ == "__main__":

@@ -17,12 +17,12 @@ class Sessions:
     def __init__(self) -> None:
         self.stores: list[Store] = []
 
-    async def open(self, settings: Settings, *, memory_user: str | None = None) -> ChatSession:
-        """As the client builds it (no tools); long-term memory for `memory_user` when given."""
+    async def open(self, settings: Settings, *, memory_user: str | None = None, tools: list | None = None) -> ChatSession:
+        """As the client builds it (no tools unless given); long-term memory for `memory_user` when given."""
         store = await open_store(settings.db)
         self.stores.append(store)
         settings = dataclasses.replace(settings, memory=memory_user is not None, user=memory_user or settings.user)
-        return build_session(settings, store, [])
+        return build_session(settings, store, list(tools or []))
 
     async def close(self) -> None:
         for store in self.stores:
@@ -34,3 +34,16 @@ async def run_turn(session: ChatSession, text: str) -> TurnDone:
     events = [ev async for ev in session.turn(text)]
     assert isinstance(events[-1], TurnDone), events
     return events[-1]
+
+
+def search_tool():  # -> a LangChain tool
+    """A local `web_search` tool (no MCP server): the recording stub calls it on `[tool:web_search {...}]`,
+    so turns with tool pairs run in-process. Requests that carry tools are `llm.chat_requests()`."""
+    from langchain_core.tools import tool
+
+    @tool
+    def web_search(query: str) -> str:
+        """Search the web."""
+        return f"검색 결과: {query}"
+
+    return web_search

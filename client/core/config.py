@@ -91,6 +91,7 @@ class Settings:
     lang: str = "ko"
     continue_last: bool = False  # -c: this user's most recently active thread that has turns
     resume: str | None = None  # -r/--resume: an existing thread's id or unique prefix; "": pick one at the terminal
+    fork_session: bool = False  # --fork: open a copy of the chosen thread (client/engine/forks.py)
     prompt: str | None = None  # -p: the one message (stdin already read); None: a chat
     output_format: str = "text"  # -p: text | json
     require_tools: bool = False
@@ -100,6 +101,7 @@ class Settings:
     temperature: float | None = None  # MCP_CHAT_TEMPERATURE: openai/local sampling temperature (None: the provider's)
     local_url: str = ""  # MCP_CHAT_LOCAL_URL: local, a llama-server already running (none is started)
     summary_server: bool | None = None  # MCP_CHAT_SUMMARY_SERVER: local, the niced summary server (None: at a terminal)
+    tool_search: str = "auto"  # MCP_CHAT_TOOL_SEARCH: auto | on | off, deferred tool schemas (deferred_tools.py)
     system_prompt: str = (
         "당신은 친절한 AI 어시스턴트입니다. 사용자의 질문에 대해 신뢰할 수 있는 정보만 근거로 삼아 답변하세요. "
         "최신 정보나 사실 확인이 필요하면 검색 도구를 사용하세요. "

@@ -1,5 +1,6 @@
 """Per-user places (XDG base directories): data, config, cache, runtime, the default database,
-and a user name made safe for a file name. The one place these rules are written."""
+and a user name made safe for a file name. The one place these rules are written (the runtime
+folder's, shared with the search server, in plumbing/rundir.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import os
 import re
 from pathlib import Path
 
+from plumbing import rundir
+
 APP = "mcp-chat"
+RUNTIME_ENV = "MCP_CHAT_RUNTIME_DIR"
 LOCAL_DB = "checkpoint.db"  # the cookbook's layout: a database in the working folder
 
 
@@ -68,37 +72,8 @@ def ensure_private_dir(path: Path) -> None:
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
 
 
-def runtime_dir() -> Path:
-    """Per-user folder for sockets and small state files: $MCP_CHAT_RUNTIME_DIR, else
-    $XDG_RUNTIME_DIR/mcp-chat, else /tmp/mcp-chat-<uid>."""
-    explicit = os.environ.get("MCP_CHAT_RUNTIME_DIR", "").strip()
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_RUNTIME_DIR", "").strip()
-    if xdg and Path(xdg).is_absolute():
-        return Path(xdg) / APP
-    return Path("/tmp") / f"{APP}-{os.geteuid()}"
-
-
 def private_runtime_dir() -> Path | None:
-    """runtime_dir(), created owner-only when missing; None unless it is a real folder (no
-    symlink) owned by this user with no group or other permission bits: a folder another user
-    could read or plant files in is never used."""
-    import stat
-
-    path = runtime_dir()
-    if not path.is_absolute():
-        return None
-    try:
-        path.mkdir(mode=0o700, parents=True)
-    except FileExistsError:
-        pass
-    except OSError:
-        return None
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
-        return None
-    return path
+    """The per-user folder for sockets and small state files (the pre-imported processes, the
+    kept local model), when no other user can reach into it: $MCP_CHAT_RUNTIME_DIR, else
+    $XDG_RUNTIME_DIR/mcp-chat, else /tmp/mcp-chat-<uid> (the rules: plumbing/rundir.py)."""
+    return rundir.private_runtime_dir(APP, RUNTIME_ENV)

@@ -6,7 +6,7 @@ credential headers and secret-looking env values, OAuth tokens, credentials in U
 store calls it on the way in (checkpoint blobs, transcript rows, titles, memory) and the ui on
 the way out (screen, exports, errors, --debug), so no path needs its own list.
 
-The rule (docs/security.md): every occurrence of a known secret of MIN_LEN or more characters,
+The rule (docs/security.md; applied by client/core/redactor.py): every occurrence of a known secret of MIN_LEN or more characters,
 and every run of FRAGMENT or more consecutive characters of a known secret (a prefix, suffix or
 middle piece a model or server echoed; for a value with spaces, such as `Bearer <token>`, of a
 space-free part of it), becomes MASK. Overlapping or touching matches become one mask, so a
@@ -22,27 +22,18 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from client.core.config import MASK, Settings, url_passwords
 from client.core.pg_url import mask_url
+from client.core.redactor import CACHE_FROM, FRAGMENT, MIN_LEN, Redactor, keep  # noqa: F401 - re-exported
 
 # Environment variables whose values are credentials, wherever they are read.
 SECRET_VARS = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "OPENAI_API_KEY", "NAVER_CLIENT_SECRET", "NAVER_CLIENT_ID")
 DB_VAR = "CHECKPOINT_DB"  # may be a postgresql:// URL with a password
 URL_VARS = ("MCP_SERVER_URL", "CLOVA_STUDIO_BASE_URL", "OPENAI_BASE_URL", "NAVER_API_BASE_URL", "MCP_CHAT_LOCAL_URL")
-# Shorter values are not credentials and would mask ordinary words ("1", "on", "dev").
-MIN_LEN = 4
-FRAGMENT = 12  # a run this long of a known secret is masked wherever it appears
-_ANCHOR = FRAGMENT // 2  # see Redactor
-CACHE_FROM, CACHE_SIZE = 64, 4096  # texts this long are remembered masked (Redactor), this many at most
 # Names (headers, env variables, URL query parameters) whose values are credentials.
 SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|auth|credential|cookie|session|signature|^sig$", re.I)
 
 
 def looks_secret(name: str) -> bool:
     return bool(SECRET_NAME.search(name))
-
-
-def keep(values: Iterable[str]) -> list[str]:
-    """The values worth masking: no duplicates, none shorter than MIN_LEN, longest first."""
-    return sorted({v for v in values if v and len(v) >= MIN_LEN}, key=lambda v: (-len(v), v))
 
 
 def url_credentials(url: str) -> list[str]:
@@ -113,108 +104,6 @@ def credential_values(env: Mapping[str, str] | None = None, headers: Mapping[str
 def _bare(value: str) -> list[str]:
     parts = value.split(None, 1)  # "<scheme> <credentials>"
     return [parts[1].strip()] if len(parts) == 2 else []
-
-
-class Redactor:
-    """Masks a fixed set of secrets (the rule in the module's docstring); build it once.
-
-    Pieces are found by sampling the text, not by searching for every secret: a run of FRAGMENT
-    or more characters covers a text position that is a multiple of ANCHOR with a whole ANCHOR-gram
-    of the run after it, so looking up every ANCHOR-th gram of the text among all the grams of the
-    secrets finds each run (then widened both ways), in time linear in the text whatever the secrets;
-    only stretches made of the secrets' characters are looked at."""
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self.secrets = keep(secrets)
-        # whole occurrences: secrets too short to have pieces, and those with spaces ("Bearer <token>")
-        self._short = [s for s in self.secrets if len(s) < FRAGMENT or any(c.isspace() for c in s)]
-        self._grams: dict[str, list[tuple[str, int]]] = {}  # gram -> (secret or space-free part of one, offset)
-        for part in {p for s in self.secrets for p in s.split() if len(p) >= FRAGMENT}:
-            for off in range(len(part) - _ANCHOR + 1):
-                self._grams.setdefault(part[off:off + _ANCHOR], []).append((part, off))
-        # where a run can be at all: FRAGMENT or more characters that occur in the secrets
-        chars = sorted({c for g in self._grams for c in g})
-        self._region = re.compile("[" + "".join(re.escape(c) for c in chars) + "]{%d,}" % FRAGMENT) if chars else None
-        self._done: dict[str, str] = {}  # masked texts: a checkpoint writes the same messages again and again
-        self._hold = max([FRAGMENT, *(len(s) for s in self._short)])  # see settled()
-
-    def spans(self, text: str) -> list[tuple[int, int]]:
-        """Where secrets (and long enough runs of them) sit in `text`: sorted, merged (start, end)."""
-        found: list[tuple[int, int]] = []
-        for s in self._short:  # whole occurrences, overlapping ones included
-            i = text.find(s)
-            while i >= 0:
-                found.append((i, i + len(s)))
-                i = text.find(s, i + 1)
-        if self._region is not None and len(text) >= FRAGMENT:
-            for m in self._region.finditer(text):
-                found += [(a + m.start(), b + m.start()) for a, b in self._runs(m.group())]
-        if not found:
-            return []
-        found.sort()
-        merged = [found[0]]
-        for a, b in found[1:]:  # overlapping or touching spans: one mask per run
-            if a <= merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], b))
-            else:
-                merged.append((a, b))
-        return merged
-
-    def _runs(self, text: str) -> list[tuple[int, int]]:
-        found: list[tuple[int, int]] = []
-        seen: set[tuple[str, int]] = set()  # (secret, where it would start in text): widened once
-        grams, n = self._grams, len(text)
-        for j in [j for j in range(0, n - _ANCHOR + 1, _ANCHOR) if text[j:j + _ANCHOR] in grams]:
-            for s, off in grams[text[j:j + _ANCHOR]]:
-                if (s, j - off) in seen:
-                    continue
-                seen.add((s, j - off))
-                a, b = j, j + _ANCHOR  # the longest run of `s` through this hit, aligned at `off`
-                while a > 0 and a - j + off > 0 and text[a - 1] == s[a - 1 - j + off]:
-                    a -= 1
-                while b < n and b - j + off < len(s) and text[b] == s[b - j + off]:
-                    b += 1
-                if b - a >= FRAGMENT:
-                    found.append((a, b))
-        return found
-
-    def __call__(self, text: str, replacement: str = MASK) -> str:
-        if not text or not self.secrets:
-            return text
-        if replacement != MASK or len(text) < CACHE_FROM:
-            return _apply(text, self.spans(text), replacement)
-        done = self._done.get(text)
-        if done is None:
-            if len(self._done) >= CACHE_SIZE:
-                self._done.clear()
-            done = self._done[text] = _apply(text, self.spans(text), replacement)
-        return done
-
-    def settled(self, text: str) -> tuple[str, int]:
-        """For text that is still growing (a streamed answer): the masked form of the longest
-        prefix no continuation can turn into (part of) a secret, and where that prefix ends."""
-        if not self.secrets:
-            return text, len(text)
-        spans = self.spans(text)
-        cut = max(0, len(text) - self._hold)  # a secret starting before this is whole in `text`, or a run of it is
-        for a, b in spans:
-            if a < cut < b or (b == len(text) and a < cut):
-                cut = a
-        head = text[:cut]
-        return _apply(head, [(a, b) for a, b in spans if b <= cut]), cut
-
-    def __bool__(self) -> bool:
-        return bool(self.secrets)
-
-
-def _apply(text: str, spans: list[tuple[int, int]], replacement: str = MASK) -> str:
-    if not spans:
-        return text
-    out, pos = [], 0
-    for a, b in spans:
-        out += [text[pos:a], replacement]
-        pos = b
-    return "".join(out) + text[pos:]
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:

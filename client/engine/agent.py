@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
@@ -20,6 +20,9 @@ from client.engine.events import RequestStats, notify
 from client.engine.limits import DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_TOOL_CALLS, TurnLimits
 from client.engine.toolcalls import StrictToolArgs
 
+if TYPE_CHECKING:
+    from client.engine.tool_search import History
+
 
 async def check_key(settings: Settings, runtime: Runtime | None = None) -> None:
     """Start-up probe: a rejected key (401/403) ends the program before the
@@ -27,9 +30,11 @@ async def check_key(settings: Settings, runtime: Runtime | None = None) -> None:
     first real request."""
     import httpx
 
+    from client.engine.http import async_client
+
     runtime = runtime or Runtime.of(settings)
     try:
-        async with httpx.AsyncClient(timeout=5) as client:
+        async with async_client(runtime.uds, timeout=5) as client:
             r = await client.get(runtime.base_url.rstrip("/") + "/models",
                                  headers={"Authorization": f"Bearer {runtime.key(settings)}"})
     except httpx.HTTPError:
@@ -47,7 +52,8 @@ class ContextMiddleware(AgentMiddleware):
     """
 
     budget: int
-    tools_tokens: int = 0
+    tools_tokens: int = 0  # of the tools the last request carried (all of them until the first)
+    count_tools: Callable[[list[Any]], int] | None = None  # the provider's count of a tool list
     debug: bool = False
     calibration: Calibration = field(default_factory=Calibration)
     stats: RequestStats = field(default_factory=RequestStats)
@@ -55,6 +61,20 @@ class ContextMiddleware(AgentMiddleware):
 
     def __post_init__(self) -> None:
         super().__init__()
+        self._tool_counts: dict[tuple[str, ...], int] = {}
+
+    def tools_cost(self, tools: list[Any]) -> int:
+        """Tokens of the tool list a request carries (deferred schemas: a few of them, client/engine/tool_search.py)."""
+        if not tools:
+            return 0
+        if self.count_tools is None:
+            return self.tools_tokens
+        key = tuple(getattr(t, "name", None) or str(t) for t in tools)
+        if key not in self._tool_counts:
+            if len(self._tool_counts) > 256:
+                self._tool_counts.clear()
+            self._tool_counts[key] = self.count_tools(list(tools))
+        return self._tool_counts[key]
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -80,12 +100,15 @@ class ContextMiddleware(AgentMiddleware):
             self.first_request = request
         budget, attempt = self.budget, 0
         estimate, dropped = 0, 0
+        tools_tokens = self.tools_cost(list(request.tools or []))  # what this request carries
+        if request.tools:
+            self.tools_tokens = tools_tokens  # the next turn's checks count the same list
 
         async def call() -> ModelResponse:
             nonlocal attempt, estimate, dropped
             attempt += 1
-            fitted, dropped = fit_to_budget(msgs, budget, self.tools_tokens, self.calibration.ratio)
-            estimate = self.tools_tokens + estimate_messages_tokens(fitted)
+            fitted, dropped = fit_to_budget(msgs, budget, tools_tokens, self.calibration.ratio)
+            estimate = tools_tokens + estimate_messages_tokens(fitted)
             if self.debug:  # shape only: never content, headers or keys
                 roles = ",".join(type(m).__name__.replace("Message", "") for m in fitted)
                 notify("debug_request", {"n": attempt, "count": len(fitted), "roles": roles,
@@ -162,20 +185,33 @@ def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, 
                 debug: bool = False, *, max_model_calls: int = DEFAULT_MAX_MODEL_CALLS,
                 max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
                 gate: AgentMiddleware | None = None, tools_tokens: int | None = None,
-                calibration_prior: float = 1.0) -> tuple[Any, ContextMiddleware]:
+                calibration_prior: float = 1.0, count_tools: Callable[[list[Any]], int] | None = None,
+                tool_search: str = "auto", history: History | None = None) -> tuple[Any, ContextMiddleware]:
     """`gate`: the tool-permission hook (client/engine/mcp/gate.py), innermost around every tool call.
-    `tools_tokens` and `calibration_prior`: the provider's count of the tool list and tokenizer prior
-    (client/engine/providers.py); without them, full schemas and 1.0."""
-    if tools_tokens is None:
-        from client.core.context.budget import estimate_tools_tokens
+    `count_tools` and `calibration_prior`: the provider's count of a tool list and tokenizer prior
+    (client/engine/providers.py); without them, full schemas and 1.0 (`tools_tokens`: the count of
+    `tools`, when known). `tool_search` (auto|on|off) and `history` (a thread's transcript): deferred
+    tool schemas (client/engine/tool_search.py)."""
+    from client.core.context.budget import estimate_tools_tokens
+    from client.core.context.deferred_tools import should_defer
 
-        tools_tokens = estimate_tools_tokens(tool_schemas(tools))
-    mw = ContextMiddleware(budget=budget, tools_tokens=tools_tokens, debug=debug,
+    count = count_tools or (lambda ts: estimate_tools_tokens(tool_schemas(ts)))
+    if tools_tokens is None:
+        tools_tokens = count(tools)
+    search = None
+    if should_defer(tool_search, len(tools), tools_tokens, budget):
+        from client.engine.tool_search import ToolSearch
+
+        search = ToolSearch(tools, budget, count, history)
+        tools_tokens = count([search.search_tool])  # until the first request says what it carries
+    mw = ContextMiddleware(budget=budget, tools_tokens=tools_tokens, count_tools=count, debug=debug,
                            calibration=Calibration(ratio=calibration_prior))
     limits = TurnLimits(max_model_calls, max_tool_calls)  # outermost: decides whether a call gets tools
-    # StrictToolArgs: innermost around the model (it reads the streamed argument text), and outside
-    # the gate around tools (a call with unreadable arguments is refused before anyone is asked)
-    middleware: list[AgentMiddleware] = [limits, mw, ToolResultText(), StrictToolArgs(),
-                                         *([gate] if gate is not None else [])]
+    # ToolSearch: inside the limits (a call they strip of tools stays without), outside the budget
+    # (which counts the tools it chose). StrictToolArgs: innermost around the model (it reads the
+    # streamed argument text), and outside the gate around tools (a call with unreadable arguments
+    # is refused before anyone is asked)
+    middleware: list[AgentMiddleware] = [limits, *([search] if search else []), mw, ToolResultText(),
+                                         StrictToolArgs(), *([gate] if gate is not None else [])]
     agent = create_agent(model, tools, checkpointer=checkpointer, middleware=middleware)
     return agent, mw

@@ -24,7 +24,11 @@ def build_session(settings: Settings, store: Store, tools: list, *, runtime: Run
     from client.engine.session import ChatSession
 
     models = models or Models(settings, runtime)
-    models.attach(tools, store.checkpointer, gate)
+
+    async def history(thread_id: str) -> list:  # the tools a thread called (client/engine/tool_search.py)
+        return [m for _, m in await store.transcript(thread_id)]
+
+    models.attach(tools, store.checkpointer, gate, history)
     memory = None
     if settings.memory:
         from client.engine.memory.manager import MemoryManager

@@ -14,10 +14,8 @@ progress, the question before a tool call runs, and the local model's one-time s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
-
-from client.engine.local.progress import SetupEvent
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
 
 
 @dataclass(frozen=True)
@@ -45,6 +43,7 @@ class ApprovalRequest:
     args: str  # JSON, secrets masked, at most permissions.ARGS_SHOWN characters
     hidden: int = 0  # characters of the arguments cut off
     destructive: bool | None = None  # the tool's destructiveHint, when it gives one
+    changed: tuple[str, ...] = ()  # approved before, changed since: which parts (client/core/toolprint.py)
 
 
 @dataclass(frozen=True)
@@ -61,6 +60,36 @@ class Field:
 
 
 FormAnswer = tuple[str, dict[str, Any] | None]  # (accept | decline | cancel, values)
+
+
+@dataclass(frozen=True)
+class SetupNote:
+    """A message of the local model's one-time setup: `key` in the ui's tables, formatted with `fmt`."""
+
+    key: str
+    fmt: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SetupProgress:
+    """One step of a long setup task (client/engine/local/progress.py): `label` is a message
+    key; `state` says start, advance or end."""
+
+    label: str
+    done: int
+    total: int
+    unit: Literal["bytes", "steps"] = "steps"
+    note: str | None = None
+    state: Literal["start", "advance", "done", "failed"] = "advance"
+    seconds: float = 0.0
+
+
+SetupEvent = SetupNote | SetupProgress
+SetupSink = Callable[[SetupEvent], None]
+
+
+def ignore(event: SetupEvent) -> None:
+    """The default setup report: nobody is watching (tests, library use)."""
 
 
 class Frontend:

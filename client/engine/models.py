@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
 
     from client.engine.agent import ContextMiddleware
+    from client.engine.tool_search import History
 
 
 @dataclass(frozen=True)
@@ -57,11 +58,13 @@ class ModelStack:
 
 @dataclass(frozen=True)
 class AgentParts:
-    """What the agent is built over besides the model: the tools, the checkpointer, the permission gate."""
+    """What the agent is built over besides the model: the tools, the checkpointer, the permission
+    gate, and a thread's transcript (the tools it called: client/engine/tool_search.py)."""
 
     tools: tuple[BaseTool, ...] = ()
     checkpointer: Any = None
     gate: AgentMiddleware | None = None
+    history: History | None = None
 
 
 class Models:
@@ -86,9 +89,12 @@ class Models:
         return self._stack.settings
 
     def attach(self, tools: list[BaseTool] | tuple[BaseTool, ...], checkpointer: Any,
-               gate: AgentMiddleware | None = None) -> ModelStack:
-        """The agent over these tools, checkpointer and gate (once, when the tools are known)."""
-        self._parts = AgentParts(tuple(tools), checkpointer, gate)
+               gate: AgentMiddleware | None = None, history: History | None = None) -> ModelStack:
+        """The agent over these tools, checkpointer and gate (once, when the tools are known);
+        `history`: as given before when not given."""
+        if history is None and self._parts is not None:
+            history = self._parts.history
+        self._parts = AgentParts(tuple(tools), checkpointer, gate, history)
         self._stack = self._build(self._stack.settings, self._stack)
         return self._stack
 
@@ -106,7 +112,7 @@ class Models:
         helper = self.runtime.summary_server()
         if helper is None:
             return None
-        key = (helper.base_url, self._stack.name)
+        key = (f"{helper.uds}{helper.base_url}", self._stack.name)
         if self._background is None or self._background[0] != key:
             self._background = (key, build_model(self._stack.settings, helper, with_tools=False))
         return self._background[1]
@@ -126,18 +132,19 @@ class Models:
         agent, mw = build_agent(chat, tools, parts.checkpointer, settings.max_input_tokens, settings.debug,
                                 max_model_calls=settings.max_model_calls, max_tool_calls=settings.max_tool_calls,
                                 gate=parts.gate, tools_tokens=provider.tools_tokens(tools),
-                                calibration_prior=provider.calibration_prior)
+                                calibration_prior=provider.calibration_prior, count_tools=provider.tools_tokens,
+                                tool_search=settings.tool_search, history=parts.history)
         return ModelStack(settings, provider, chat, summarizer, agent, mw)
 
 
 async def list_models(settings: Settings, runtime: Runtime | None = None, timeout: float = 10.0) -> list[str] | None:
     """Model ids the endpoint lists; None when it has no /models route. Raises on other faults."""
-    import httpx
+    from client.engine.http import async_client
 
     runtime = runtime or Runtime.of(settings)
     key = runtime.key(settings)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    async with httpx.AsyncClient(timeout=timeout) as client:
+    async with async_client(runtime.uds, timeout=timeout) as client:
         r = await client.get(runtime.base_url.rstrip("/") + "/models", headers=headers)
     if r.status_code in (404, 405):
         return None

@@ -204,7 +204,7 @@ def _chat_openai(settings: Settings, runtime: Runtime, extra: dict[str, Any], te
         stream_usage=True,
         timeout=settings.timeout,
         max_retries=0,  # retries are the agent's (client/core/faults.py), as for CLOVA
-        **http_clients(settings),
+        **http_clients(settings, runtime.uds),
         **kwargs,
     )
 

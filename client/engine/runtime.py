@@ -11,7 +11,8 @@ from client.core.config import Settings
 class Runtime:
     """`base_url`: where the chat model answers (local: the server it started); `chat_slot`: the
     server slot the chat keeps (its prompt cache; summaries use the other); `summary_base_url`:
-    the niced server for background summaries, set once it answers (read when a summary starts).
+    the niced server for background summaries, set once it answers (read when a summary starts);
+    `uds`, `summary_uds`: the unix sockets of the local model's servers (client/engine/http.py).
     Passed along (client/engine/models.py reads it at each build), never written into Settings.
     """
 
@@ -19,6 +20,8 @@ class Runtime:
     chat_slot: int | None = None
     summary_base_url: str = ""
     api_key: str | None = None  # local: the key its server requires (client/engine/local/keeper.py)
+    uds: str = ""  # local: the unix socket every request goes through (base_url's host is then a name)
+    summary_uds: str = ""
 
     @classmethod
     def of(cls, s: Settings) -> Runtime:
@@ -27,7 +30,9 @@ class Runtime:
 
     def summary_server(self) -> Runtime | None:
         """The runtime of the summary server, once it is ready (None before)."""
-        return Runtime(self.summary_base_url, api_key=self.api_key) if self.summary_base_url else None
+        if not self.summary_base_url:
+            return None
+        return Runtime(self.summary_base_url, api_key=self.api_key, uds=self.summary_uds)
 
     def key(self, s: Settings) -> str | None:
         """The key requests to this endpoint carry: the runtime's own, else the settings'."""

@@ -19,6 +19,7 @@ from client.core.context.rolling import SummaryUnusable
 from client.core.context.policy import ContextReport, ContextSettings, hydrate, prepare, report, summary_of, with_strategy
 from client.engine.agent_run import run_agent
 from client.engine.events import Event, Notice, Refused, TurnDone
+from client.engine.forks import Rewound
 from client.engine.memory.background import MemoryStatus
 from client.engine.memory.manager import MemoryManager
 from client.engine.memory.session import MEMORY_LIST_WAIT, MemoryMode, SessionMemory
@@ -88,9 +89,28 @@ class ChatSession:
         """Exit: memory work stops at once; how many threads are left pending for the next start."""
         return await self.memory_passes.close() if self.memory_passes else 0
 
+    # -- fork and rewind (client/engine/forks.py) -------------------------------------
+    async def fork(self, at: int | None = None, *, new_id: str | None = None) -> str:
+        """/fork: a new thread holding this one's first `at` turns (default: all); returns its id. The
+        session stays on this thread until it opens the new one. A summary being made in the
+        background goes along when the fork holds the same context; it is applied only if it fits."""
+        source, info = self.thread_id, await self.threads.info()
+        new = await self.threads.fork(source, at=at, new_id=new_id)
+        if info is not None and (at is None or at == info.turns):
+            self.summaries.follow(source, new)
+        return new
+
+    async def rewind(self, n: int = 1) -> Rewound:
+        """/rewind: the last `n` turns leave what the model sees next, kept in a thread of their own."""
+        self.summaries.cancel()  # made for the context being cut back
+        return await self.threads.rewind(n)
+
     # -- a turn --------------------------------------------------------------
     async def turn(self, text: str, *, force_summary: bool = False, focus: str | None = None) -> AsyncIterator[Event]:
         stack, new = self.models.current, HumanMessage(content=text, id=str(uuid.uuid4()))
+        if not await self.threads.still_held():  # the claim was lost (Postgres connection): nothing is sent
+            yield Refused("thread_lost", {"id": self.thread_id})
+            return
         await self.next_turn.settle()
         msgs = await self.threads.state()
         system = msgs[0] if msgs and isinstance(msgs[0], SystemMessage) else SystemMessage(content=stack.settings.system_prompt)

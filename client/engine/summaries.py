@@ -209,6 +209,12 @@ class Summaries:
         rolled = p.task.result()
         return apply_rolled(messages, covered_ids(rolled.plan(p.plan)), p.plan.previous_summary, rolled.text)
 
+    def follow(self, thread_id: str, to: str) -> None:
+        """A fork of `thread_id` holding its context continues the session (/fork): the summary
+        being made goes with it, still applied only to the context it was made for."""
+        if self.pending is not None and self.pending.thread_id == thread_id:
+            self.pending.thread_id = to
+
     def cancel(self) -> None:
         if self.pending is not None:
             self.pending.task.cancel()

@@ -2,26 +2,45 @@
 
 The checkpointer's state is the working context (what the model may still see); it is replaced,
 not merged, when it changes, so trimming and summarizing change what reaches the endpoint. The
-store's transcript keeps every message. Also the plain-data operations the ui's thread commands
-use (list, match, rename, export, delete, usage).
+store's transcript keeps every message. A thread with a transcript but no working context (a fork
+taken before its source's last turn, a rewound thread) gets it rebuilt from the transcript when it
+is opened (client/core/forks.py). Also the plain-data operations the ui's thread commands use
+(list, match, rename, export, delete, usage, fork, rewind).
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, Protocol, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, SystemMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from client.core.context.quality import cut_loop
-from client.core.context.turns import text_of, with_ids
-from client.engine.store import Store, StoreError, ThreadInfo, TurnUsage
+from client.core.context.turns import is_synthetic, text_of, with_ids
+from client.core.forks import COVERS, context_at, mark_covers
+from client.engine.forks import ForkStore, Rewound, fork_thread, rewind_thread
+from client.engine.store import StoreError, ThreadInfo, TurnUsage
 
 if TYPE_CHECKING:
     from client.engine.events import RequestStats
     from client.engine.models import Models
+
+
+class ThreadStore(ForkStore, Protocol):
+    """What Threads uses of a store (client/engine/store/base.py documents each), forks and rewinds included."""
+
+    async def still_holds(self, thread_id: str) -> bool: ...
+    async def create_thread(self, thread_id: str, user_name: str) -> ThreadInfo: ...
+    async def list_threads(self) -> list[ThreadInfo]: ...
+    async def set_title(self, thread_id: str, title: str) -> None: ...
+    async def known_ids(self, thread_id: str, ids: Sequence[str]) -> set[str]: ...
+    async def append(self, thread_id: str, messages: Sequence[BaseMessage]) -> int: ...
+    async def record_usage(self, thread_id: str, usage: TurnUsage) -> None: ...
+    async def usage(self, thread_id: str) -> list[TurnUsage]: ...
+    async def prune_checkpoints(self, thread_id: str) -> int: ...
+    async def delete_thread(self, thread_id: str) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -33,7 +52,7 @@ class ThreadExport:
 class Threads:
     """One open thread at a time (claimed in the store), and the store's other threads."""
 
-    def __init__(self, store: Store, models: Models, user: str, system_prompt: Callable[[], Awaitable[str]],
+    def __init__(self, store: ThreadStore, models: Models, user: str, system_prompt: Callable[[], Awaitable[str]],
                  base_prompt: str) -> None:
         self.store = store
         self.models = models  # the agent reads and writes the checkpointer's state
@@ -58,8 +77,12 @@ class Threads:
             if self.id:
                 await self.store.unlock_thread(self.id)
         self.id = new_id
-        existed = await self.store.get_thread(self.id) is not None
-        return existed or bool(state)  # state only: a thread from an older client
+        info = await self.store.get_thread(self.id)
+        if info is not None and not state:  # a fork or a rewound thread: its context from its transcript
+            rows = await self.store.transcript(self.id)
+            if rows:
+                await self.replace(context_at(rows, info.turns))
+        return info is not None or bool(state)  # state only: a thread from an older client
 
     async def drop_if_empty(self) -> bool:
         """The open thread, left without a turn (its first turn cancelled, /compact at once): every
@@ -99,6 +122,11 @@ class Threads:
         with_ids(msgs)
         known = await self.store.known_ids(self.id, [m.id for m in msgs if m.id])
         new = [m for m in msgs if m.id not in known]
+        if any(isinstance(m, AIMessage) and is_synthetic(m) for m in new):  # a new summary: what it covers
+            info = await self.store.get_thread(self.id)
+            marks = mark_covers(msgs, known, info.turns if info else 0)
+            new = [m.model_copy(update={"additional_kwargs": {**m.additional_kwargs, COVERS: marks[m.id]}})
+                   if m.id in marks else m for m in new]
         if new:
             await self.store.append(self.id, new)
 
@@ -159,3 +187,20 @@ class Threads:
     async def usage(self) -> list[TurnUsage]:
         """Per turn, the tokens the API reported for this thread."""
         return await self.store.usage(self.id)
+
+    # -- fork and rewind (client/engine/forks.py) ------------------------------------------
+    async def fork(self, source: str | None = None, *, at: int | None = None, new_id: str | None = None) -> str:
+        """A new thread holding the first `at` turns (default: all) of `source` (default: this one);
+        returns its id. Nothing is opened: the caller switches to it."""
+        return await fork_thread(self.store, source or self.id, at=at, new_id=new_id)
+
+    async def rewind(self, n: int = 1) -> Rewound:
+        """This thread's last `n` turns leave what the model sees next (they are kept in
+        Rewound.backup, a thread of their own); the working context is the one after the turn before."""
+        done = await rewind_thread(self.store, self.id, n)
+        await self.replace(done.context)
+        return done
+
+    async def still_held(self) -> bool:
+        """Is this thread still ours (client/engine/store/base.py `still_holds`)? Asked before a turn writes."""
+        return not self.id or await self.store.still_holds(self.id)

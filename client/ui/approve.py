@@ -49,6 +49,9 @@ class TerminalApprover:
         if req.destructive:
             tool.append(f"  {t('perm_destructive')}", style="yellow")
         out.print(tool)
+        if req.changed:  # approved before: say what is different now
+            what = ", ".join(t("perm_part_" + p) for p in req.changed)
+            out.print(Text("  " + t("perm_changed", what=what), style="bold yellow"))
         out.print(Text(f"  {t('perm_args')}:", style="dim"))
         for line in screen(escape_invisible(req.args)).splitlines():  # JSON: \u202e shown, not obeyed
             out.print(Text("    " + line), overflow="fold")

@@ -1,5 +1,5 @@
 """`mcp-chat daemon start|status|stop` and `mcp-chat local status|stop`: the helpers that outlive a
-session (the pre-imported processes, client/engine/launch/; the local model kept warm,
+session (the pre-imported processes, plumbing/forkserver and client/engine/daemon.py; the local model kept warm,
 client/engine/local/keeper.py)."""
 
 from __future__ import annotations
@@ -33,16 +33,17 @@ def _status(r: dict) -> None:
 def run_daemon(op: str) -> int:
     import os
 
-    from client.engine.launch.control import control, start
+    from client.engine.daemon import PROGRAM
+    from plumbing.forkserver.control import control, start
 
     if op == "start":  # e.g. at login, or before a batch of runs: none of them starts cold
-        r = start("client", "client.__main__", dict(os.environ))
+        r = start(PROGRAM, dict(os.environ))
         if r is None:
             print(t("daemon_not_started"))
             return 1
         _status(r)
         return 0
-    replies = control(op)
+    replies = control(PROGRAM.rundir(), op)
     if not replies:
         print(t("daemon_none"))
     for r in replies:
@@ -62,5 +63,5 @@ def run_local(op: str) -> int:
     elif op == "stop":
         print(t("local_stopped", pid=info.pid))
     else:
-        print(t("local_status", pid=info.pid, port=info.port, keep=f"{info.keep_alive:g}"))
+        print(t("local_status", pid=info.pid, socket=info.socket, keep=f"{info.keep_alive:g}"))
     return 0

@@ -19,11 +19,13 @@ T = TypeVar("T")
 TEMPERATURE = "MCP_CHAT_TEMPERATURE"  # openai/local: sampling temperature
 LOCAL_URL = "MCP_CHAT_LOCAL_URL"  # local: a llama-server already running
 SUMMARY_SERVER = "MCP_CHAT_SUMMARY_SERVER"  # local: 1 / 0 force the background summary server on / off
+TOOL_SEARCH = "MCP_CHAT_TOOL_SEARCH"  # auto | on | off: deferred tool schemas (docs/mcp.md)
+TOOL_SEARCH_MODES = ("auto", "on", "off")  # = client.core.context.deferred_tools.MODES (checked by a test)
 LOCAL_THREADS = "MCP_CHAT_LOCAL_THREADS"  # local: llama-server threads (read by client/engine/local/server.py)
 KEEP_ALIVE = "MCP_CHAT_LOCAL_KEEP_ALIVE"  # local: seconds (read by client/engine/local/keeper.py)
 OAUTH_HEADLESS = "MCP_CHAT_OAUTH_HEADLESS"  # read by client/engine/mcp/oauth.py
-DAEMON = "MCP_CHAT_DAEMON"  # read by client/engine/launch/launcher.py before the command line
-DAEMON_IDLE = "MCP_CHAT_DAEMON_IDLE"  # read by client/engine/launch/daemon.py
+DAEMON = "MCP_CHAT_DAEMON"  # read by plumbing/forkserver/launcher.py (client/engine/daemon.py) before the command line
+DAEMON_IDLE = "MCP_CHAT_DAEMON_IDLE"  # read by plumbing/forkserver/daemon.py
 
 
 def raw(name: str) -> str | None:
@@ -81,6 +83,13 @@ def summary_server() -> bool | None:
         return env_flag(SUMMARY_SERVER)
     except ConfigError:
         raise bad(SUMMARY_SERVER, raw(SUMMARY_SERVER) or "", "1 | 0") from None
+
+
+def tool_search() -> str:
+    v = raw(TOOL_SEARCH)
+    if v is not None and v.lower() not in TOOL_SEARCH_MODES:
+        raise bad(TOOL_SEARCH, v, " | ".join(TOOL_SEARCH_MODES))
+    return v.lower() if v else "auto"
 
 
 def check_chat() -> None:

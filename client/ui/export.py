@@ -46,6 +46,8 @@ def to_json(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]], se
         "thread_id": info.thread_id if info else None,
         "title": info.title if info else "",
         "turns": info.turns if info else 0,
+        **({"parent": {"thread_id": info.parent_id, "turn": info.parent_turn, "kind": info.kind}}
+           if info and info.parent_id else {}),  # its first `turn` turns are that thread's (fork, rewind)
         "messages": items,
     }
     return json_text(doc, extra=secrets)
@@ -75,7 +77,10 @@ def to_markdown(info: ThreadInfo | None, rows: Sequence[tuple[int, BaseMessage]]
 
     lines = [f"# {inline(prose(info.title if info and info.title else (info.thread_id if info else '')))}", ""]
     if info:
-        lines += [f"- thread: {code_span(info.thread_id)}", f"- turns: {info.turns}", ""]
+        lines += [f"- thread: {code_span(info.thread_id)}", f"- turns: {info.turns}"]
+        if info.parent_id:  # a fork (or rewound turns): its first turns are that thread's
+            lines.append(f"- {info.kind or 'fork'}: {code_span(info.parent_id)} @ {info.parent_turn}")
+        lines.append("")
     last_turn = 0
     for turn, m in rows:
         if isinstance(m, SystemMessage):

@@ -3,9 +3,9 @@
 One object, built with the renderer before the MCP servers connect and given to everything in
 the engine that shows or asks: notices and tools' progress through the renderer, the question
 before a tool call runs (approve.py), a server's form and its sampling / URL questions
-(forms.py), the browser for an OAuth login. Questions need the REPL's reader, which exists only
-once the REPL reads at a terminal (`attach`); until then, and in a pipe or with -p, nobody is
-asked and the engine declines by itself.
+(forms.py), the browser for an OAuth login. Questions are asked with the terminal's reader
+(the REPL's, given when the frontend is built: client/ui/startup.py); in a pipe or with -p
+there is none, nobody is asked and the engine declines by itself.
 """
 
 from __future__ import annotations
@@ -22,20 +22,19 @@ if TYPE_CHECKING:
 
 
 class TerminalFrontend(Frontend):
-    def __init__(self, renderer: Renderer) -> None:
+    def __init__(self, renderer: Renderer, read: ReadFn | None = None) -> None:
+        """`read`: the terminal's line reader, when there is a person to ask (the tool approval,
+        one key, also needs the rich renderer a terminal has)."""
         self.r = renderer
         self._forms: TerminalForms | None = None
-        self._approver: TerminalApprover | None = None  # once attached
+        self._approver: TerminalApprover | None = None
+        if read is not None:  # rich and the approval question load only at a terminal
+            from client.ui.approve import TerminalApprover
+            from client.ui.render_rich import RichRenderer
 
-    def attach(self, read: ReadFn) -> None:
-        """The REPL reads lines at a terminal: from now on questions are asked with `read` (the tool
-        approval, one key, with the rich renderer a terminal has)."""
-        from client.ui.approve import TerminalApprover
-        from client.ui.render_rich import RichRenderer
-
-        self._forms = TerminalForms(read, self.r)
-        if isinstance(self.r, RichRenderer):
-            self._approver = TerminalApprover(self.r)
+            self._forms = TerminalForms(read, renderer)
+            if isinstance(renderer, RichRenderer):
+                self._approver = TerminalApprover(renderer)
 
     def notice(self, key: str, fmt: dict[str, Any] | None = None, *, warning: bool = False) -> None:
         self.r.notice(t(key, **(fmt or {})), warning)

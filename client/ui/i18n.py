@@ -40,11 +40,16 @@ KO: dict[str, str] = {
     "trust_head": "이 폴더의 설정은 아직 신뢰하지 않았습니다: {folder}. 신뢰하면 다음을 씁니다:",
     "trust_env_var": "  .env  {name}={value}",
     "trust_secret": "(비밀값, 표시 안 함)",
-    "trust_env_more": "  .env  … 외 {n}개",
+    "trust_head_changed": "이 폴더는 신뢰한 뒤 바뀌었습니다 ({changed}): {folder}. 다시 신뢰하면 다음을 씁니다:",
+    "trust_env_more": "  .env  … 외 {n}개 (모델 이름·숫자처럼 무엇이 실행되고 어디로 가는지와 무관한 설정)",
+    "trust_file": "  {path}  (.env 가 가리키는 파일: 신뢰하면 이 내용을 기억하고, 바뀌면 다시 묻습니다)",
+    "trust_file_absent": "  {path}  (.env 가 가리키지만 아직 없는 파일: 생기면 다시 묻습니다)",
+    "trust_changed_mark": "[바뀜]",
     "trust_db": "  {path}  (이 폴더의 대화 기록과 장기 기억을 읽고 씁니다)",
     "trust_ask": "이 폴더를 신뢰할까요? 기억해 두며 'mcp-chat trust --revoke'로 취소합니다. [y/N] ",
     "trust_declined": "이 폴더의 .env와 checkpoint.db 없이 시작합니다.",
     "trust_not_used": "신뢰하지 않은 폴더의 {what}은(는) 쓰지 않았습니다 ({folder}). 쓰려면: mcp-chat trust",
+    "trust_changed_not_used": "신뢰한 뒤 바뀐 폴더({changed} 바뀜)의 {what}은(는) 쓰지 않았습니다 ({folder}). 확인하고 쓰려면: mcp-chat trust",
     "trust_save_failed": "폴더 신뢰를 저장하지 못했습니다: {err}",
     "trust_no_folder": "폴더가 아닙니다: {path}",
     "trust_done": "이 폴더를 신뢰합니다: {folder}",
@@ -96,6 +101,13 @@ KO: dict[str, str] = {
     "tool_args_refused": "모델이 보낸 {name} 호출의 인자가 올바른 JSON 객체가 아니어서 실행하지 않았습니다",
     "perm_denied_no_terminal": "{server}/{tool} 호출은 허용이 필요한데 물어볼 터미널이 없어 실행하지 않았습니다. 미리 허용하려면 --yes(MCP_CHAT_YES=1) 또는 mcpServers 설정의 \"alwaysAllow\"를 쓰세요.",
     "perm_denied_no_answer": "{server}/{tool} 허용 질문에 답을 받지 못해 실행하지 않았습니다.",
+    "perm_denied_changed": "{server}/{tool} 도구가 허용한 뒤 바뀌어({what}) 다시 물어야 하는데 물어볼 터미널이 없어 실행하지 않았습니다.",
+    "perm_changed": "허용한 뒤 이 도구가 바뀌었습니다: {what}. 바뀐 도구에 대해 다시 묻습니다.",
+    "perm_part_description": "설명",
+    "perm_part_input_schema": "입력 스키마(인자)",
+    "perm_part_annotations": "주석(readOnlyHint·destructiveHint 등)",
+    "perm_part_unrecorded": "저장된 허용에 도구 정의가 없음(이전 버전에서 저장)",
+    "perm_why_changed": "허용한 뒤 도구가 바뀜, 물어볼 터미널 없음",
     "perm_why_read_only": "읽기 전용 도구",
     "perm_why_always_allow": "설정의 alwaysAllow",
     "perm_why_session": "이 세션 동안 허용",
@@ -176,6 +188,10 @@ KO: dict[str, str] = {
     "delete_kept": "삭제하지 않았습니다.",
     "thread_ambiguous": "'{id}'(으)로 시작하는 세션이 여러 개입니다: {ids}",
     "export_failed": "'{path}'에 저장하지 못했습니다: {err}",
+    "export_exists": "'{path}' 파일이 이미 있어 덮어쓰지 않았습니다 (물어볼 터미널이 없음). 다른 이름을 쓰세요.",
+    "export_not_file": "'{path}' 는 일반 파일이 아니어서(심볼릭 링크, 폴더 등) 쓰지 않았습니다. 다른 이름을 쓰세요.",
+    "export_overwrite": "'{path}' 파일이 이미 있습니다. 덮어쓸까요? [y/N] ",
+    "export_kept": "'{path}' 파일을 그대로 두었습니다.",
     "summary_none": "(요약 없음)",
     "summary_title": "현재 요약",
     "tokens_title": "토큰 사용량 · 세션 {id} (API 보고값, 요약·기억 요청 제외)",
@@ -235,11 +251,16 @@ EN: dict[str, str] = {
     "trust_head": "This folder's configuration is not trusted yet: {folder}. Trusting it uses:",
     "trust_env_var": "  .env  {name}={value}",
     "trust_secret": "(secret, not shown)",
-    "trust_env_more": "  .env  … and {n} more",
+    "trust_head_changed": "This folder changed since you trusted it ({changed}): {folder}. Trusting it again uses:",
+    "trust_env_more": "  .env  … and {n} more (model names and numbers: nothing about what runs or where data goes)",
+    "trust_file": "  {path}  (a file the .env names: its content is remembered; a change asks again)",
+    "trust_file_absent": "  {path}  (named by the .env, not there yet: asks again once it is)",
+    "trust_changed_mark": "[changed]",
     "trust_db": "  {path}  (reads and writes this folder's conversations and memory)",
     "trust_ask": "Trust this folder? It is remembered; undo with 'mcp-chat trust --revoke'. [y/N] ",
     "trust_declined": "Starting without this folder's .env and checkpoint.db.",
     "trust_not_used": "Not using {what} of an untrusted folder ({folder}). To use it: mcp-chat trust",
+    "trust_changed_not_used": "Not using {what} of a folder that changed since you trusted it ({changed}) ({folder}). To use it after a look: mcp-chat trust",
     "trust_save_failed": "Could not save the folder trust: {err}",
     "trust_no_folder": "Not a folder: {path}",
     "trust_done": "Trusted: {folder}",
@@ -291,6 +312,13 @@ EN: dict[str, str] = {
     "tool_args_refused": "not run: the model sent arguments for {name} that are not one valid JSON object",
     "perm_denied_no_terminal": "Did not run {server}/{tool}: it needs approval and there is no terminal to ask. Pre-approve with --yes (MCP_CHAT_YES=1) or \"alwaysAllow\" in the mcpServers config.",
     "perm_denied_no_answer": "Did not run {server}/{tool}: the approval question got no answer.",
+    "perm_denied_changed": "Did not run {server}/{tool}: the tool changed since it was approved ({what}) and there is no terminal to ask again.",
+    "perm_changed": "This tool changed since you approved it: {what}. Asking again about the tool as it is now.",
+    "perm_part_description": "description",
+    "perm_part_input_schema": "input schema (arguments)",
+    "perm_part_annotations": "annotations (readOnlyHint, destructiveHint, ...)",
+    "perm_part_unrecorded": "the saved approval has no record of the tool (saved by an older version)",
+    "perm_why_changed": "the tool changed since it was approved, no terminal to ask",
     "perm_why_read_only": "read-only tool",
     "perm_why_always_allow": "alwaysAllow in the config",
     "perm_why_session": "allowed for this session",
@@ -370,6 +398,10 @@ EN: dict[str, str] = {
     "delete_kept": "Not deleted.",
     "thread_ambiguous": "Several sessions start with '{id}': {ids}",
     "export_failed": "Could not write '{path}': {err}",
+    "export_exists": "'{path}' already exists and was not overwritten (no terminal to ask). Use another name.",
+    "export_not_file": "'{path}' is not a regular file (a symlink, a folder, ...): not written. Use another name.",
+    "export_overwrite": "'{path}' already exists. Overwrite it? [y/N] ",
+    "export_kept": "Left '{path}' as it was.",
     "summary_none": "(no summary)",
     "summary_title": "current summary",
     "tokens_title": "Token usage · session {id} (API-reported; summary and memory requests not counted)",
@@ -402,6 +434,7 @@ from client.ui.i18n_local import EN as _EN_LOCAL, KO as _KO_LOCAL  # noqa: E402 
 from client.ui.i18n_slash import EN as _EN_SLASH, KO as _KO_SLASH  # noqa: E402 - /help lines
 from client.ui.i18n_startup import EN as _EN_START, KO as _KO_START  # noqa: E402 - daemon, local keep-alive
 from client.ui.i18n_picker import EN as _EN_PICK, KO as _KO_PICK  # noqa: E402 - first screen, habits
+from client.ui.i18n_fork import EN as _EN_FORK, KO as _KO_FORK  # noqa: E402 - fork, rewind
 from client.ui.i18n_import import EN as _EN_IMPORT, KO as _KO_IMPORT  # noqa: E402 - mcp-chat import
 
 KO.update(_KO_MCP)
@@ -414,6 +447,8 @@ KO.update(_KO_START)
 EN.update(_EN_START)
 KO.update(_KO_PICK)
 EN.update(_EN_PICK)
+KO.update(_KO_FORK)
+EN.update(_EN_FORK)
 KO.update(_KO_IMPORT)
 EN.update(_EN_IMPORT)
 TABLES = {"ko": KO, "en": EN}

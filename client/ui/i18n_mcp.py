@@ -40,6 +40,7 @@ KO: dict[str, str] = {
     "resource_failed": "리소스를 읽지 못했습니다 (@{ref}): {err}",
     "resource_attached": "[리소스] @{ref} 첨부 (약 {tokens} 토큰)",
     "resource_cut": "[리소스] @{ref} 가 예산을 넘어 약 {tokens} 토큰으로 잘랐습니다.",
+    "mcp_state_disabled": "꺼 둠 (설정에서 끔)",
 }
 
 EN: dict[str, str] = {
@@ -79,4 +80,5 @@ EN: dict[str, str] = {
     "resource_failed": "Could not read the resource (@{ref}): {err}",
     "resource_attached": "[resource] @{ref} attached (about {tokens} tokens)",
     "resource_cut": "[resource] @{ref} exceeded the budget; cut to about {tokens} tokens.",
+    "mcp_state_disabled": "disabled in the config",
 }

@@ -27,6 +27,8 @@ KO: dict[str, str] = {
     "help_resources": "MCP 리소스 목록 (@서버:URI 로 첨부)",
     "help_roots": "서버에 알린 폴더 보기/추가",
     "help_clear": "새 컨텍스트로 시작 (새 세션; 이전 세션은 남음)",
+    "help_fork": "처음 N턴(기본: 전부)으로 새 세션을 만들어 이어 가기",
+    "help_rewind": "마지막 N턴(기본 1) 되감기 (보관 세션에 남음)",
     "help_cls": "화면만 지우기 (Ctrl-L)",
     "help_exit": "종료",
 }
@@ -55,6 +57,8 @@ EN: dict[str, str] = {
     "help_resources": "list MCP resources (attach with @server:uri)",
     "help_roots": "show or add the roots offered to servers",
     "help_clear": "start a fresh context (a new session; the old one is kept)",
+    "help_fork": "continue in a new session made of the first N turns (default: all)",
+    "help_rewind": "take back the last N turns (default 1; kept in a session)",
     "help_cls": "clear the screen only (Ctrl-L)",
     "help_exit": "quit",
 }

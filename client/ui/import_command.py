@@ -14,6 +14,7 @@ from pathlib import Path
 
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir
 from client.ui.i18n import t, tr
+from client.ui.options import add_db_option, add_user_option
 from client.ui.safe_text import screen
 
 EXIT_OK, EXIT_RUNTIME = 0, 1
@@ -26,7 +27,17 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help=tr("가져올 JSON 파일", "the JSON file to import"))
     p.add_argument("--conversation", metavar="ID", help=tr("이 ID 의 대화만 (LoCoMo 의 sample_id)", "only the conversation with this id (LoCoMo sample_id)"))
     p.add_argument("--sessions", type=int, metavar="K", help=tr("LoCoMo: 처음 K개 세션만", "LoCoMo: only the first K sessions"))
+    add_db_option(p)
+    add_user_option(p)
     return p
+
+
+async def dispatch(args: argparse.Namespace, db: str) -> int:
+    from client.ui.options import import_identity
+
+    user, prompt = import_identity(args)
+    return await run_import(db, args.file, conversation=args.conversation, sessions=args.sessions, user=user,
+                            system_prompt=prompt)
 
 
 def read_file(path: str) -> bytes:

@@ -8,7 +8,7 @@ import sys
 from typing import Any, TextIO
 
 from client.engine.frontend import Frontend
-from client.engine.local.progress import SetupEvent, SetupNote, SetupProgress
+from client.engine.frontend import SetupEvent, SetupNote, SetupProgress
 from client.ui.i18n import t
 
 
@@ -26,7 +26,9 @@ class SetupView:
             self._progress(event)
 
     def _say(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        from client.ui.safe_text import screen
+
+        print(screen(text), file=self.out, flush=True)  # a download's error text is from outside
 
     def _progress(self, p: SetupProgress) -> None:
         label = t(p.label)

@@ -21,7 +21,7 @@ def _state(server: ServerConn) -> str:
 
 
 def describe_tools(hub: ToolHub) -> list[str]:
-    if not hub.servers:
+    if not hub.servers and not hub.disabled:
         return [t("mcp_no_servers")]
     lines: list[str] = []
     for s in hub.servers:
@@ -31,11 +31,12 @@ def describe_tools(hub: ToolHub) -> list[str]:
             shown = name if name == tool.name else f"{name} ({tool.name})"
             desc = (tool.description or tool.title or "").strip().splitlines()
             lines.append(f"  {shown}: {desc[0][:100] if desc else ''}".rstrip(": "))
+    lines += [t("mcp_tools_server", name=spec.name, state=t("mcp_state_disabled"), n=0) for spec in hub.disabled]
     return lines
 
 
 def describe_servers(hub: ToolHub) -> list[str]:
-    if not hub.servers:
+    if not hub.servers and not hub.disabled:
         return [t("mcp_no_servers")]
     lines = []
     for s in hub.servers:
@@ -44,4 +45,6 @@ def describe_servers(hub: ToolHub) -> list[str]:
         if s.restarts:
             line += t("mcp_server_restarts", n=s.restarts)
         lines.append(line)
+    lines += [t("mcp_server_row", name=spec.name, state=t("mcp_state_disabled"), transport=spec.transport,
+                shown=spec.shown, n=0) for spec in hub.disabled]
     return lines

@@ -124,6 +124,9 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
     which.add_argument("-r", "--resume", nargs="?", const="", default=None, metavar="ID",
                        help=tr("세션 ID(또는 고유한 앞부분)를 이어감; ID 없이: 터미널에서 최근 세션 목록에서 고름",
                                "resume session ID (or a unique prefix); without ID: pick from the recent sessions at a terminal"))
+    p.add_argument("--fork", "--fork-session", dest="fork_session", action="store_true",
+                   help=tr("-r/-c/--thread 로 고른 세션의 사본을 만들어 그것을 이어감 (원래 세션은 그대로)",
+                           "resume a copy of the session chosen by -r/-c/--thread (the session itself is unchanged)"))
     p.add_argument("-p", "--print", dest="print_prompt", nargs="?", const="", default=None, metavar="PROMPT",
                    help=tr("한 번 답하고 종료: PROMPT (없으면 stdin 전체를 한 메시지로)",
                            "answer once and exit: PROMPT (or all of stdin as one message)"))
@@ -214,6 +217,9 @@ def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Set
         raise ConfigError("bad_thread_id")
     if resume == "" and (not interactive or getattr(args, "print_prompt", None) is not None):
         raise ConfigError("resume_needs_tty")  # the picker needs a person at a terminal
+    fork = bool(getattr(args, "fork_session", False))
+    if fork and resume is None and thread is None and not getattr(args, "continue_last", False):
+        raise ConfigError("fork_needs_thread")  # a copy of which session?
     server_urls = tuple(u for u in (args.server_url or [_from_env("server_url")]) if u and u.strip())
     mcp_config = value(args, "mcp_config") or None
     if mcp_config is None and not server_urls and user_mcp_config().is_file():
@@ -247,13 +253,14 @@ def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Set
         memory_source=value(args, "memory_source", choices=MEMORY_SOURCES) or "",
         max_model_calls=defaults.max_model_calls if calls is None else calls,
         max_tool_calls=defaults.max_tool_calls if tool_calls is None else tool_calls,
-        require_tools=bool(args.require_tools),
+        require_tools=bool(args.require_tools), fork_session=fork,
         yes=bool(getattr(args, "yes", False)) or env_flag(ENV["yes"][0]),
         roots=tuple(os.path.abspath(r) for r in roots),
         timeout=defaults.timeout if timeout is None else timeout,
         temperature=env_settings.temperature(),
         local_url=env_settings.local_url(),
         summary_server=env_settings.summary_server(),
+        tool_search=env_settings.tool_search(),
     )
     chosen = value(args, "provider", choices=PROVIDER_NAMES)
     name = provider_name(chosen, clova_key=env_value(*KEY_ENV["clova"]))

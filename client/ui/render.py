@@ -4,7 +4,7 @@ Plain text when stdout is not a terminal (no ANSI, no spinner). Every line goes 
 `screen` (client/ui/safe_text.py: known secrets masked, escape sequences, controls, bidi and
 zero-width characters removed), whatever it holds; a streamed answer is masked as it grows
 (a secret split across two chunks is caught: the last few characters wait for the next one).
-Only `block` (an export shown as is) keeps the text when stdout is not a terminal.
+Only `document` (an export) keeps the text when stdout is not a terminal, its controls written out.
 When stdout is not a terminal it carries only answers and command output
 (`line`, `stream`, `table`, `block`); greetings, status lines, notices, tool
 lines and progress (`info`) go to stderr.
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Sequence, TextIO
 # the one redactor and the one terminal sanitizer, re-exported for ui modules
 from client.core.secrets import mask, redact, redactor  # noqa: F401
 from client.ui.i18n import t
-from client.ui.safe_text import StreamCleaner, clean, escape_invisible, one_line, screen  # noqa: F401
+from client.ui.safe_text import StreamCleaner, clean, escape_invisible, one_line, screen, visible  # noqa: F401
 
 if TYPE_CHECKING:
     from client.engine.mcp.hub import ToolProgress
@@ -206,9 +206,15 @@ class Renderer:
         """Key and command hints: terminals only."""
 
     def block(self, text: str, title: str = "") -> None:
-        """A longer text (a summary, an export): secrets masked; cleaned only for a terminal."""
+        """A longer text from outside (a summary): secrets masked and cleaned, terminal or pipe."""
         self.end_stream()
-        print(screen(text) if self.tty else mask(text), file=self.out, flush=True)
+        print(screen(text), file=self.out, flush=True)
+
+    def document(self, text: str) -> None:
+        """A text made to be kept (an export, client/ui/export.py): cleaned at a terminal; in a
+        pipe as written, masked, with any control character left written out as `\\x1b`."""
+        self.end_stream()
+        print(screen(text) if self.tty else visible(mask(text)), file=self.out, flush=True)
 
     def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "",
               header: bool = False, current: int | None = None) -> None:

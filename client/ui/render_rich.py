@@ -200,6 +200,9 @@ class RichRenderer(Renderer):
         body = Markdown(screen(text))
         self._print(Panel(body, title=title, title_align="left", border_style="dim") if title else body)
 
+    def document(self, text: str) -> None:
+        self.block(text)
+
     def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "",
               header: bool = False, current: int | None = None) -> None:
         self._flush_answer()

@@ -39,13 +39,13 @@ from client.ui.tui import TtyReader, quiet_input
 
 
 class Repl:
-    def __init__(self, settings: Settings, session: ChatSession, hub: ToolHub, renderer: Renderer,
-                 frontend: TerminalFrontend | None = None) -> None:
+    def __init__(self, session: ChatSession, hub: ToolHub, renderer: Renderer,
+                 frontend: TerminalFrontend | None = None, reader: LineReader | TtyReader | None = None) -> None:
         self.session = session
         self.hub = hub
         self.r = renderer
-        self.frontend = frontend  # the engine's way to the screen: asks once a terminal is read (run)
-        self.reader: LineReader | TtyReader | None = None
+        self.frontend = frontend  # the engine's way to the screen (it asks through the same reader)
+        self.reader = reader  # startup.make_reader: prompt_toolkit at a terminal, lines in a pipe, none with -p
         self._current: asyncio.Task | None = None  # what Ctrl-C cancels
         self.capture: Capture | None = None  # -p: what the one turn produced
         # at a terminal the MCP servers may still be connecting (client/ui/startup.py): awaited before a turn
@@ -73,8 +73,15 @@ class Repl:
             self._current = None
 
     async def choose_thread(self) -> None:
-        """--thread, --new, -c, -r [ID], or the picker at a terminal (client/ui/picker.py)."""
-        await self.switch(await ThreadChooser(self.s, self.session.threads, self.r, self.read_line).choose())
+        """--thread, --new, -c, -r [ID], or the picker at a terminal (client/ui/picker.py); with --fork,
+        a copy of the thread chosen."""
+        tid = await ThreadChooser(self.s, self.session.threads, self.r, self.read_line).choose()
+        if self.s.fork_session and tid is not None:
+            source = tid
+            tid = await self.session.threads.fork(source)
+            info = await self.session.threads.info(tid)
+            self.r.info(t("forked", src=source, n=info.turns if info else 0, id=tid))
+        await self.switch(tid)
 
     async def end_thread(self) -> None:
         """The thread's memory pass starts in the background; passes finished by now are reported."""
@@ -116,14 +123,6 @@ class Repl:
 
     async def run(self) -> int:
         once = self.s.prompt is not None  # -p: no input is read after the prompt
-        if once:
-            self.reader = None
-        elif self.r.interactive:
-            self.reader = reader = TtyReader(self.s.user)
-            if self.frontend is not None:  # tool approvals, servers' forms and questions
-                self.frontend.attach(lambda prompt: reader.read(prompt))
-        else:
-            self.reader = LineReader()
         loop = asyncio.get_running_loop()
         try:
             loop.add_signal_handler(signal.SIGINT, self._interrupt)
@@ -204,11 +203,11 @@ class Repl:
         self.tools_ready = None
         return True
 
-    async def turn(self, text: str, **kw: object) -> None:
+    async def turn(self, text: str, *, force_summary: bool = False, focus: str | None = None) -> None:
         started = time.monotonic()
 
         async def consume() -> None:
-            async for ev in self.session.turn(text, **kw):  # type: ignore[arg-type]
+            async for ev in self.session.turn(text, force_summary=force_summary, focus=focus):
                 if self.capture is not None:
                     self.capture.record(ev)
                 if isinstance(ev, TurnDone):

@@ -1,9 +1,10 @@
 """Text from outside (a model, a tool, a server, the database) on its way out.
 
 - `clean`: the one terminal sanitizer. Escape sequences (CSI, OSC, DCS/SOS/PM/APC strings and
-  two-byte escapes) go whole, other C0/C1 controls and DEL go, and so do the bidirectional
-  controls and zero-width characters that make a terminal show something other than the text
-  (Trojan Source). Newlines and tabs stay.
+  two-byte escapes) go whole, other C0/C1 controls and DEL go, and so does every format
+  character (Unicode Cf: bidirectional controls, zero-width characters, the soft hyphen, tag
+  characters) that makes a terminal show something other than the text (Trojan Source).
+  Newlines and tabs stay.
 - `screen`: what reaches a terminal: known secrets masked (client/core/secrets.py), then cleaned.
 - `visible`: for Markdown written to a file or pipe: controls shown as `\\x1b` (the text is kept,
   nothing acts on a terminal later); bidi and zero-width characters are kept there.
@@ -18,6 +19,7 @@ import json
 import re
 from typing import Any, Iterable
 
+from client.core.invisible import FORMAT
 from client.core.secrets import mask, mask_value
 
 # ESC [ ... final | ESC ] ... (BEL | ESC \ | end) | ESC P/X/^/_ ... (ESC \ | BEL | end) | ESC + one byte
@@ -25,11 +27,11 @@ _SEQ = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[
                   r"|[ -/]*[0-~]?)")
 # 8-bit forms of the same strings (CSI, OSC, DCS, SOS, PM, APC)
 _SEQ8 = re.compile(r"\x9b[0-?]*[ -/]*[@-~]?|[\x90\x98\x9d\x9e\x9f][^\x07\x9c\x1b]*[\x07\x9c]?")
-BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
-_CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f" + BIDI + ZERO_WIDTH + "]")
+# every format character (client/core/invisible.py FORMAT: bidi controls, zero-width characters,
+# the soft hyphen, tag characters, ...): none shows as what it is
+_CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f" + FORMAT + "]")
 _CTRL_ONLY = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_INVISIBLE = re.compile("[\x7f-\x9f" + BIDI + ZERO_WIDTH + "]")  # what json.dumps leaves raw
+_INVISIBLE = re.compile("[\x7f-\x9f" + FORMAT + "]")  # what json.dumps leaves raw
 
 
 def clean(text: str) -> str:

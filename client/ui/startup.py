@@ -40,11 +40,13 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
     from client.engine.models import Models
     from client.ui.frontend import TerminalFrontend
     from client.ui.render import Renderer
-    from client.ui.tui import make_renderer
+    from client.ui.tui import TtyReader, make_renderer
 
     # rich at a terminal, plain when piped; -p always plain (one answer, script-friendly)
     renderer = make_renderer() if settings.prompt is None else Renderer()
-    frontend = TerminalFrontend(renderer)  # the one way to the screen; asks once the REPL reads (Repl.run)
+    reader = make_reader(settings, renderer)
+    # the one way to the screen; it asks with the REPL's reader at a terminal, nobody otherwise
+    frontend = TerminalFrontend(renderer, reader.read if isinstance(reader, TtyReader) else None)
     secrets = [*settings_secrets(settings), *([runtime.api_key] if runtime.api_key else [])]
     remember(secrets)  # masked in everything stored or printed from now on (client/core/secrets.py)
     permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), frontend, secrets)
@@ -70,7 +72,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
             session = _build(settings, store, hub.tools, models, gate)
         from client.ui.repl import Repl
 
-        repl = Repl(settings, session, hub, renderer, frontend)
+        repl = Repl(session, hub, renderer, frontend, reader)
         repl.tools_ready = tools.wait if tools else None
         try:
             return await repl.run()
@@ -85,6 +87,19 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
         await hub.aclose()
         if errlog is not None:
             errlog.close()  # the line pump ends once the servers let go of their ends
+
+
+def make_reader(settings: Settings, renderer: Any) -> Any:
+    """How the chat reads: prompt_toolkit at a terminal, lines from a pipe, nothing with -p."""
+    if settings.prompt is not None:
+        return None
+    if renderer.interactive:
+        from client.ui.tui import TtyReader
+
+        return TtyReader(settings.user)
+    from client.ui.line_reader import LineReader
+
+    return LineReader()
 
 
 def _server_stderr(line: str) -> None:

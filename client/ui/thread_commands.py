@@ -1,4 +1,4 @@
-"""`mcp-chat threads`, `export ID` and `delete ID`: the commands that read a database without a chat.
+"""`mcp-chat threads`, `export ID`, `delete ID` and `fork ID`: the commands that use a database without a chat.
 
 They start no server and no model, so the secrets the chat would know are learned first
 (`learn_secrets`: the environment's, the MCP config's credentials, saved OAuth tokens, the
@@ -106,7 +106,29 @@ async def run_delete(db: str, thread: str) -> int:
         if not await store.delete_thread(thread):
             raise StoreError("no_thread", id=thread)
         await store.vacuum()  # give the space back now: delete is explicit and rare
-        print(t("deleted", id=thread))
+        from client.ui.safe_text import screen
+
+        print(screen(t("deleted", id=thread)))  # the id as the database holds it
+    finally:
+        await store.close()
+    return EXIT_OK
+
+
+async def run_fork(db: str, thread: str, at: int | None, name: str | None) -> int:
+    """`mcp-chat fork ID [--at N] [--name NEW]`: the new thread's id on stdout (for scripts), a line
+    on how to go on in it on stderr (client/engine/forks.py does the work)."""
+    if _missing_file(db):
+        raise StoreError("no_thread", id=thread)
+    from client.engine.forks import fork_thread
+    from client.engine.store import open_store
+
+    store = await open_store(db)
+    try:
+        thread = await resolve_ref(store, thread)
+        new = await fork_thread(store, thread, at=at, new_id=name)
+        info = await store.get_thread(new)
+        print(new, flush=True)
+        print(t("forked_cli", src=thread, n=info.parent_turn if info else at, id=new), file=sys.stderr)
     finally:
         await store.close()
     return EXIT_OK

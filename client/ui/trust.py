@@ -1,10 +1,11 @@
 """Working-folder trust at start-up: load the user's own config, ask about the folder's.
 
 Before any command that reads configuration or a database starts: the per-user `.env` is
-loaded; then, when the working folder offers a `.env` or a `./checkpoint.db`
-(client/core/trust.py), it is used only if the user trusted it. At a terminal one question shows
-what would be used; in a pipe one line on stderr says how to trust. `mcp-chat trust [DIR]` and
-`mcp-chat trust --revoke [DIR]` set the record directly.
+loaded; then, when the working folder offers a `.env` or a database (client/core/trust.py), it
+is used only if the user trusted it as it is now: the `.env`, every file it names in the folder
+and the database's identity. At a terminal one question shows what would be used (and what
+changed since the user trusted it); in a pipe one line on stderr says it was not used and how
+to trust. `mcp-chat trust [DIR]` and `mcp-chat trust --revoke [DIR]` set the record directly.
 """
 
 from __future__ import annotations
@@ -16,10 +17,8 @@ from typing import Iterable
 
 from client.core.config import YES_WORDS, ConfigError
 from client.core.paths import user_env_file
-from client.core.trust import Offer, shown_value, trusted
+from client.core.trust import HARMLESS_SHOWN, Offer, Record, changes, ordered, shown_value
 from client.ui.i18n import t
-
-LISTED = 20  # variables shown in the question
 
 
 def load_user_env() -> None:
@@ -33,28 +32,31 @@ def load_user_env() -> None:
 
 
 def settle(db_option: str | None, real_env: Iterable[str]) -> bool:
-    """Use the working folder's offer if it is trusted (asking at a terminal). Returns whether a
-    ./checkpoint.db there may be the default database. `real_env`: the names set before any .env."""
-    from client.engine.trust import load_records, save_records
+    """Use the working folder's offer if it is trusted as it is now (asking at a terminal).
+    Returns whether a database in it may be the default one. `real_env`: the names set before any .env."""
+    from client.engine.trust import load_records, save_records, trusting, with_record
 
     chosen = bool(db_option or os.environ.get("CHECKPOINT_DB", "").strip())
-    o = _offer(Path.cwd(), real_env, chosen)
+    records = load_records()
+    real = os.path.realpath(Path.cwd())
+    known = next((r for r in records if r.folder == real), None)
+    o = _offer(Path.cwd(), real_env, chosen, known)
     if o.empty:
         return False
-    records = load_records()
-    if trusted(o, records.keys):
+    changed = changes(o, known)
+    if changed == []:
         apply(o)
         return True
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
-        print(t("trust_not_used", folder=_clean(o.folder), what=_what(o)), file=sys.stderr, flush=True)
+        key = "trust_changed_not_used" if changed else "trust_not_used"
+        print(t(key, folder=_clean(o.folder), what=_what(o), changed=_names(o, changed)), file=sys.stderr, flush=True)
         return False
-    if not ask(o):
+    if not ask(o, changed):
         print(t("trust_declined"), file=sys.stderr, flush=True)
         return False
-    records.add(o.key)
-    err = save_records(records)
+    err = save_records(with_record(records, trusting(o)))
     if err:
-        print(t("trust_save_failed", err=err), file=sys.stderr, flush=True)
+        print(t("trust_save_failed", err=_clean(err)), file=sys.stderr, flush=True)
     apply(o)
     return True
 
@@ -65,8 +67,8 @@ def apply(o: Offer) -> None:
         os.environ[name] = value
 
 
-def ask(o: Offer) -> bool:
-    for line in describe(o):
+def ask(o: Offer, changed: list[str] | None = None) -> bool:
+    for line in describe(o, changed):
         print(line, file=sys.stderr)
     print(t("trust_ask"), end="", file=sys.stderr, flush=True)
     try:
@@ -76,41 +78,50 @@ def ask(o: Offer) -> bool:
     return answer.strip().lower() in YES_WORDS
 
 
-def describe(o: Offer) -> list[str]:
-    """What trusting the folder would use (no secret values, no control characters)."""
-    lines = [t("trust_head", folder=_clean(o.folder))]
-    for name, value in o.env[:LISTED]:
+def describe(o: Offer, changed: list[str] | None = None) -> list[str]:
+    """What trusting the folder would use (no secret values, no control characters): every
+    variable that decides what runs, where data goes or what is approved first, all of them;
+    then the harmless ones (client/core/trust.py HARMLESS), the files the .env names, the database."""
+    changed = changed or []
+    folder = _clean(o.folder)
+    lines = [t("trust_head_changed", folder=folder, changed=_names(o, changed)) if changed
+             else t("trust_head", folder=folder)]
+    decisive, harmless = ordered(o.env)
+    for name, value in decisive + harmless[:HARMLESS_SHOWN]:
         shown = shown_value(name, value)
         lines.append(t("trust_env_var", name=_clean(name), value=_clean(shown) if shown is not None else t("trust_secret")))
-    if len(o.env) > LISTED:
-        lines.append(t("trust_env_more", n=len(o.env) - LISTED))
+    if len(harmless) > HARMLESS_SHOWN:
+        lines.append(t("trust_env_more", n=len(harmless) - HARMLESS_SHOWN))
+    mark = " " + t("trust_changed_mark")
+    for path, digest in o.files:
+        key = "trust_file" if digest is not None else "trust_file_absent"
+        lines.append(t(key, path=_clean(path)) + (mark if path in changed else ""))
     if o.db is not None:
-        lines.append(t("trust_db", path=_clean(o.db)))
+        lines.append(t("trust_db", path=_clean(o.db)) + (mark if o.db in changed else ""))
     return lines
 
 
 def run_trust(folder: str, revoke: bool, real_env: Iterable[str]) -> int:
     """`mcp-chat trust [DIR]` / `mcp-chat trust --revoke [DIR]`."""
-    from client.engine.trust import load_records, save_records
+    from client.engine.trust import load_records, save_records, trusting, with_record, without
 
     path = Path(folder or ".")
     if not path.is_dir():
-        raise ConfigError("trust_no_folder", path=folder)
+        raise ConfigError("trust_no_folder", path=_clean(folder))
     real = os.path.realpath(path)
     records = load_records()
     if revoke:
-        n = records.revoke(real)
-        err = save_records(records) if n else None
+        kept = without(records, real)
+        err = save_records(kept) if len(kept) != len(records) else None
         if err:
-            print(t("trust_save_failed", err=err), file=sys.stderr)
+            print(t("trust_save_failed", err=_clean(err)), file=sys.stderr)
             return 1
-        print(t("trust_revoked" if n else "trust_was_not", folder=_clean(real)))
+        print(t("trust_revoked" if len(kept) != len(records) else "trust_was_not", folder=_clean(real)))
         return 0
     o = _offer(path, real_env, db_chosen=False)
-    records.add(o.key)
-    err = save_records(records)
+    err = save_records(with_record(records, trusting(o)))
     if err:
-        print(t("trust_save_failed", err=err), file=sys.stderr)
+        print(t("trust_save_failed", err=_clean(err)), file=sys.stderr)
         return 1
     for line in describe(o) if not o.empty else []:
         print(line)
@@ -118,12 +129,12 @@ def run_trust(folder: str, revoke: bool, real_env: Iterable[str]) -> int:
     return 0
 
 
-def _offer(folder: Path, real_env: Iterable[str], db_chosen: bool) -> Offer:
+def _offer(folder: Path, real_env: Iterable[str], db_chosen: bool, known: Record | None = None) -> Offer:
     """folder_offer, its errors naming the file without the folder name's control characters."""
     from client.engine.trust import folder_offer
 
     try:
-        return folder_offer(folder, real_env, db_chosen)
+        return folder_offer(folder, real_env, db_chosen, known)
     except ConfigError as e:
         if "path" in e.fmt:
             e.fmt["path"] = _clean(str(e.fmt["path"]))
@@ -131,7 +142,13 @@ def _offer(folder: Path, real_env: Iterable[str], db_chosen: bool) -> Offer:
 
 
 def _what(o: Offer) -> str:
-    return ", ".join(x for x in (".env" if o.env else "", "./checkpoint.db" if o.db else "") if x)
+    db = "./" + os.path.relpath(o.db, o.folder) if o.db else ""
+    return ", ".join(x for x in (".env" if o.env else "", db) if x)
+
+
+def _names(o: Offer, changed: list[str] | None) -> str:
+    """What changed, named as in the folder (`.env`, `mcp.json`, `data/chat.db`)."""
+    return ", ".join(_clean(p if p == ".env" else os.path.relpath(p, o.folder)) for p in changed or [])
 
 
 def _clean(text: str) -> str:

@@ -193,6 +193,6 @@ def test_init_db_is_idempotent(chat, tmp_path):
         assert p.returncode == 0, p.stderr
     names = {table(db, n) for n in ("checkpoints", "writes", "threads", "messages", "usage", "memory")}
     assert names | {"schema_migrations"} <= tables(db)
-    assert query(db, "SELECT max(version) FROM schema_migrations")[0][0] == 2
+    assert query(db, "SELECT max(version) FROM schema_migrations")[0][0] == 3  # the last migration (thread lineage)
     if not is_pg(db):
         assert (Path(db).stat().st_mode & 0o777) == 0o600

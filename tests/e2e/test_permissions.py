@@ -119,13 +119,35 @@ def test_bad_yes_variable_is_a_config_error(chat, llm):
 
 
 @pytest.mark.timeout(300)  # five client runs
+def tool_digest(entry: dict, tool: str) -> dict:
+    """The print an "always" answer saves for `tool` as the server lists it now (client/core/toolprint.py)."""
+    import asyncio
+
+    from client.core.toolprint import tool_print
+    from client.engine.mcp import ToolHub
+    from client.engine.mcp.hub import tool_definition
+    from client.engine.mcp.specs import ServerSpec
+
+    async def listed() -> dict:
+        hub = ToolHub([ServerSpec("fs", "stdio", command=entry["command"], args=entry["args"])])
+        await hub.connect()
+        try:
+            [found] = [t for t in hub.servers[0].tools if t.name == tool]
+            return tool_print(tool_definition(found)).as_dict()
+        finally:
+            await hub.aclose()
+
+    return asyncio.run(listed())
+
+
 def test_saved_always_applies_without_a_terminal_unless_others_could_write_it(chat, llm, everything_js, files, tmp_path):
     entry = fs_entry(everything_js, files)
     config = write_config(tmp_path, {"fs": entry})
     saved = tmp_path / "cfg" / "mcp-chat" / "permissions-alice.json"
     saved.parent.mkdir(parents=True)
     where = " ".join([entry["command"], *entry["args"]])
-    saved.write_text(json.dumps({"version": 1, "allow": [{"server": "fs", "where": where, "tool": "write_file"}]}))
+    saved.write_text(json.dumps({"version": 2, "allow": [{"server": "fs", "where": where, "tool": "write_file",
+                                                          "tool_digest": tool_digest(entry, "write_file")}]}))
     os.chmod(saved, 0o666)  # others could have written it: not trusted
     target = files / "saved.txt"
     line = call_line("write_file", {"path": str(target), "content": "saved-approval"})

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from tests.backends import is_pg
 from tests.conftest import user_texts
 
 pytestmark = pytest.mark.storage  # thread locks across clients: both backends
@@ -54,6 +55,47 @@ def test_same_thread_in_a_second_client_is_refused_not_interleaved(chat, llm):
     doc = json.loads(chat.sub("export", "shared", "--format", "json").out)
     users = [m["content"] for m in doc["messages"] if m["role"] == "user"]
     assert users == ["[slow:3] 첫 질문", "둘째 질문", "셋째 질문"]
+
+
+def _claimed(db: str, thread: str) -> bool:
+    """Whether some client holds the thread's claim (the store's own check: a try-lock that is released)."""
+    import asyncio
+
+    from client.engine.store import open_store
+
+    async def probe() -> bool:
+        store = await open_store(db)
+        try:
+            return not await store.lock_thread(thread)
+        finally:
+            await store.close()
+
+    return asyncio.run(probe())
+
+
+def test_a_second_client_sends_nothing_and_a_killed_holder_keeps_nothing(chat, llm):
+    """Issue 40: a second process on a live thread (chat, -r --fork, fork) gets one line and exit 1
+    and sends no request at all; the holder killed by SIGKILL mid-turn leaves the thread free."""
+    holder = _spawn(chat, "--thread", "kept", "--context", "none", "--no-memory")
+    assert holder.stdin is not None
+    holder.stdin.write("[slow:60] 잡고 있는 질문\n".encode())
+    holder.stdin.flush()
+    _wait(lambda: len(llm.chat_requests()) >= 1)  # the holder is mid-turn
+    sent = len(llm.requests)
+    for args in (("--thread", "kept"), ("-r", "kept", "--fork")):
+        r = chat(*args, "--no-memory", input="끼어들기\n")
+        assert r.code == 1 and BUSY in r.error_line() and "kept" in r.err, (args, r.err)
+    f = chat.sub("fork", "kept")
+    assert f.code == 1 and BUSY in f.error_line() and f.out == ""
+    assert len(llm.requests) == sent  # nothing reached the model
+    holder.kill()  # SIGKILL: no clean-up code runs
+    holder.wait(timeout=30)
+    if is_pg(chat.db):  # the sign: the server saw the connection close (the kernel closed it at once)
+        _wait(lambda: not _claimed(chat.db, "kept"), timeout=30)
+    r = chat("--thread", "kept", "--context", "none", "--no-memory", input="이어서 질문\n")
+    assert r.code == 0, r.err
+    assert user_texts(llm.chat_requests()[-1]) == ["이어서 질문"]  # the killed turn left nothing
+    assert "kept\t1\t" in chat.sub("threads").out
 
 
 def test_resume_of_a_busy_thread_mid_session_keeps_the_current_one(chat, llm):

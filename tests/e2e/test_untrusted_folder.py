@@ -144,3 +144,46 @@ def test_threads_and_export_leave_a_planted_database_alone(tmp_path, llm, naver)
         assert r.code == 1 and "변조" in r.err, r.err  # trusted, and still no row runs code
         ran = {m.name for m in s.markers if m.exists()}
         assert "ran-db" not in ran and "ran-preload" not in ran, ran  # children never get LD_PRELOAD either
+
+
+CHANGED = "신뢰한 뒤 바뀐 폴더"
+
+
+def test_a_pull_that_changes_the_named_config_of_a_trusted_folder_runs_nothing(tmp_path, llm, naver):
+    """Trusted with a harmless mcp.json; a `git pull` changes only that file (the .env is the same
+    bytes): piped, the folder is not used and one line names the file."""
+    user_config(tmp_path, llm, naver)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / ".env").write_text("MCP_CONFIG=./mcp.json\nMCP_CHAT_YES=1\n")
+    (proj / "mcp.json").write_text(json.dumps({"mcpServers": {}}))
+    runner = user_runner(proj, tmp_path, llm, naver)
+    assert runner("trust", db=False).code == 0
+    r = runner("-p", "처음", "--new", "--no-memory", db=False)
+    assert r.code == 0 and "mcp-chat trust" not in r.err, r.err
+    ran = tmp_path / "ran-pulled"
+    (proj / "mcp.json").write_text(json.dumps({"mcpServers": {"x": {"command": "sh", "args": ["-c", f"touch {ran}"]}}}))
+    r = runner("-p", "다시", "--new", "--no-memory", db=False)
+    notices = [ln for ln in r.err.splitlines() if "mcp-chat trust" in ln]
+    assert r.code == 0 and len(notices) == 1 and CHANGED in notices[0] and "mcp.json" in notices[0], r.err
+    assert not ran.exists()
+
+
+def test_a_database_copied_into_a_trusted_folder_is_not_resumed(tmp_path, llm, naver):
+    user_config(tmp_path, llm, naver)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / ".env").write_text("CLOVA_STUDIO_MODEL=HCX-007\n")
+    runner = user_runner(proj, tmp_path, llm, naver)
+    assert runner("trust", db=False).code == 0  # trusted while it had no database
+    planted = tmp_path / "planted.db"
+    asyncio.run(_plant_db(planted, "victim"))
+    db = proj / "checkpoint.db"
+    db.write_bytes(planted.read_bytes())  # copied in afterwards
+    before = digest(db)
+    r = runner("-c", "--user", "victim", "--no-memory", input="이어서\n", db=False)
+    notices = [ln for ln in r.err.splitlines() if "mcp-chat trust" in ln]
+    assert r.code == 0 and len(notices) == 1 and CHANGED in notices[0] and "checkpoint.db" in notices[0], r.err
+    assert "planted question" not in json.dumps(llm.chat_requests(), ensure_ascii=False)
+    assert llm.chat_requests()[-1]["model"] != "HCX-007"  # the folder's .env was not used either
+    assert digest(db) == before

@@ -39,11 +39,13 @@ def build_db(path: Path, threads: int = 3, user: str = "tester") -> list[str]:
 
 
 def downgrade(path: Path) -> None:
-    """Back to schema version 1, as an older client left it (no memory table): the next writer
-    migrates it."""
+    """Back to schema version 1, as an older client left it (no memory table, no thread lineage):
+    the next writer migrates it."""
     con = sqlite3.connect(path)
     try:
-        con.executescript("DELETE FROM schema_migrations WHERE version=2; DROP TABLE memory; "
+        con.executescript("DELETE FROM schema_migrations WHERE version IN (2, 3); DROP TABLE memory; "
+                          "DROP INDEX threads_parent; ALTER TABLE threads DROP COLUMN parent_id; "
+                          "ALTER TABLE threads DROP COLUMN parent_turn; ALTER TABLE threads DROP COLUMN kind; "
                           "ALTER TABLE threads DROP COLUMN memory_turn; VACUUM;")
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:

@@ -32,6 +32,7 @@ BAD = {  # environment variable (or option) -> value
     "CLOVA_STUDIO_BASE_URL": "127.0.0.1:8080/v1",
     "MCP_CHAT_ROOTS": "/no/such/folder",
     "MCP_CHAT_YES": "maybe",
+    "MCP_CHAT_TOOL_SEARCH": "sometimes",
 }
 
 

@@ -63,6 +63,7 @@ WRITERS = {  # refused: exit 1, one line
     "chat": ["-m", "client", "--new"],
     "continue": ["-m", "client", "-c"],
     "delete": ["-m", "client", "delete", "thread-0"],
+    "fork": ["-m", "client", "fork", "thread-0"],
     "init_db": [str(ROOT / "init_db.py")],
 }
 READERS = {  # read what can be read, write nothing

@@ -162,3 +162,57 @@ def test_export_and_threads_mask_what_an_older_client_stored_raw(chat, llm, tmp_
     for o in outs:
         for s in (TEST_KEY[:26], TEST_KEY[:12], literal, url_secret):
             assert s not in o.out + o.err, s
+
+
+# -- the same key in disguise: invisible characters inside it, base64, hex --------------------------
+def _looked_through(blob: bytes) -> str:
+    """What a reader sees: the text with invisible characters (and their JSON escapes) gone."""
+    import re
+
+    from client.core.invisible import INVISIBLE_RE, visible_view
+
+    text = blob.decode("utf-8", "ignore")
+    text = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: "" if INVISIBLE_RE.match(chr(int(m[1], 16))) else m[0], text)
+    return visible_view(text)[0]
+
+
+def test_a_disguised_key_is_masked_in_the_store_exports_the_model_path_and_the_screen(chat, llm, tmp_path):
+    """A tool reads a file holding the key with zero-width spaces, with soft hyphens, and in
+    base64 and hex; the model echoes it with zero-width spaces and tag characters; the user
+    pastes it with a soft hyphen inside. None of it reaches the model (the tool result), a
+    table, a file, the screen or an export, even with the invisible characters taken out."""
+    import base64
+
+    zw, shy = "\u200b".join(TEST_KEY), TEST_KEY[:10] + "\u00ad" + TEST_KEY[10:]
+    tagged = "\U000e0020".join(TEST_KEY)
+    b64 = base64.b64encode(f"user:{TEST_KEY}".encode()).decode()
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "keys.txt").write_text(f"A={zw}\nB={shy}\nBASIC={b64}\nHEX={TEST_KEY.encode().hex()}\n")
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"notes": {"command": sys.executable, "args": [NOTES, str(folder)]}}}))
+    llm.push({"tool_calls": [("read_note", {"name": "keys.txt"})]}, {"text": f"키: {zw} / {tagged}"})
+    lines = [f"제 키는 {shy} 입니다", "/export out.md", "/export out.json"]
+    r = chat("--thread", "disguise", "--mcp-config", str(config), "--no-memory", "--debug", input="\n".join(lines) + "\n",
+             env={"XDG_CONFIG_HOME": str(tmp_path / "cfg")})
+    assert r.code == 0, r.err
+    [result] = tool_results(llm.chat_requests())["read_note"]
+    import re
+
+    # masked before the model saw it; of base64 only the edge groups stay (the encoded "user:" and a few bytes)
+    assert re.fullmatch(r"A=\*\*\*\nB=\*\*\*\nBASIC=[A-Za-z0-9+/]{0,11}\*\*\*[A-Za-z0-9+/=]{0,11}\nHEX=\*\*\*", result), result
+    outputs = [r.out, r.err]
+    for sub in (("export", "disguise"), ("export", "disguise", "--format", "json"), ("threads",)):
+        res = chat.sub(*sub)
+        assert res.code == 0, res.err
+        outputs.append(res.out + res.err)
+    assert "키: *** / ***" in outputs[2] and "제 키는 *** 입니다" in outputs[2]
+    pieces = [TEST_KEY[i:i + 12] for i in range(len(TEST_KEY) - 11)]
+    for form in (zw, shy, tagged, b64, TEST_KEY):
+        assert not contains(chat.db, form), form
+    seen = [("output", o.encode()) for o in outputs]
+    seen += [(str(p), p.read_bytes()) for p in _all_files(Path(chat.tmp), ("mcp.json",))]
+    for name, blob in seen:
+        view = _looked_through(blob)
+        assert not any(p in view for p in pieces), name
+        assert b64[8:24] not in view, name

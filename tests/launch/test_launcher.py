@@ -1,4 +1,4 @@
-"""The pre-imported process (client/engine/launch/) serves a run exactly as a cold start would.
+"""The pre-imported process (plumbing/forkserver) serves a run exactly as a cold start would.
 
 A small probe program (tests/stubs/launch_probe.py) goes through the same launcher as
 `mcp-chat`, with a daemon of its own that imports nothing, so these tests are cheap: each run

@@ -47,8 +47,16 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
 @pytest.fixture
 def proxy(local_server: LocalServer) -> Iterator[RecordingProxy]:
-    with RecordingProxy(f"http://127.0.0.1:{local_server.port}", cap_tokens=ANSWER_CAP) as p:
+    with RecordingProxy(uds=local_server.uds, cap_tokens=ANSWER_CAP) as p:
         yield p
+
+
+@pytest.fixture(scope="session")
+def local_url(local_server: LocalServer) -> Iterator[str]:
+    """A loopback URL for the session's server (which listens on a unix socket only), for code
+    that takes a base URL: a proxy that passes everything through unchanged."""
+    with RecordingProxy(uds=local_server.uds) as p:
+        yield p.base_url
 
 
 @dataclass

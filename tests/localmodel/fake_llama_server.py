@@ -1,15 +1,21 @@
 """Stands in for llama-server in the fast lifecycle tests: takes its options, answers /health.
 
-Like llama-server while it loads a model, /health answers 503 to its first LOADING polls;
-GET /polls tells how many /health requests came in. Like llama-server with an API key
-(LLAMA_API_KEY), GET /v1/models needs `Authorization: Bearer KEY` (401 otherwise) and lists
-the --alias; GET /env tells whether the key reached the process's environment."""
+Like llama-server, `--host NAME.sock` listens on that unix socket (relative to its working
+folder) and nothing else; any other host is a TCP address with --port. Like llama-server while
+it loads a model, /health answers 503 to its first LOADING polls; GET /polls tells how many
+/health requests came in. Like llama-server with an API key (LLAMA_API_KEY), GET /v1/models
+needs `Authorization: Bearer KEY` (401 otherwise) and lists the --alias.
+
+FAKE_LLAMA_BIND_GATE=PATH: wait until PATH exists before binding (llama-server binds about a
+second after it starts; a test that plays a squatter opens the gate once it has tried)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import socketserver
+import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 
@@ -39,19 +45,34 @@ class _Health(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def address_string(self) -> str:
+        return "unix"  # a unix peer has no address
+
     def log_message(self, *args: object) -> None:
         pass
 
 
+class _UnixHTTPServer(socketserver.UnixStreamServer):
+    def get_request(self):  # type: ignore[no-untyped-def]
+        conn, _ = super().get_request()
+        return conn, ("unix", 0)  # BaseHTTPRequestHandler wants a (host, port)
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--port", type=int, default=8080)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--alias", default="")
     args, _ = p.parse_known_args()
     global _alias
     _alias = args.alias
-    HTTPServer((args.host, args.port), _Health).serve_forever()
+    gate = os.environ.get("FAKE_LLAMA_BIND_GATE")
+    while gate and not os.path.exists(gate):
+        time.sleep(0.01)
+    if args.host.endswith(".sock"):
+        _UnixHTTPServer(args.host, _Health).serve_forever()
+    else:
+        HTTPServer((args.host, args.port), _Health).serve_forever()
 
 
 if __name__ == "__main__":

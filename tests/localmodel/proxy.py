@@ -1,4 +1,5 @@
-"""A recording reverse proxy in front of the real llama-server (loopback, background thread).
+"""A recording reverse proxy in front of the real llama-server (loopback, background thread);
+the server itself listens on a unix socket only (`uds`).
 
 Records each request body as the client sent it, and the raw response (SSE or JSON), so tests
 assert on the wire exactly as with the LLM stub. `cap_tokens` bounds each answer's length
@@ -16,11 +17,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from tests.localmodel.uds import UnixHTTPConnection
+
 
 class RecordingProxy:
-    def __init__(self, upstream: str, cap_tokens: int | None = None) -> None:
+    def __init__(self, upstream: str = "", cap_tokens: int | None = None, uds: str = "") -> None:
         u = urlsplit(upstream)
         self.upstream_host, self.upstream_port = u.hostname or "127.0.0.1", u.port or 80
+        self.uds = uds
         self.cap_tokens = cap_tokens
         self.requests: list[dict[str, Any]] = []
         self.responses: list[bytes] = []
@@ -90,7 +94,8 @@ class _Handler(BaseHTTPRequestHandler):
                 index = len(proxy.responses) - 1
             if proxy.cap_tokens and (sent.get("max_tokens") or 10**9) > proxy.cap_tokens:
                 body = json.dumps({**sent, "max_tokens": proxy.cap_tokens}).encode()
-        conn = http.client.HTTPConnection(proxy.upstream_host, proxy.upstream_port, timeout=600)
+        conn = (UnixHTTPConnection(proxy.uds, timeout=600) if proxy.uds
+                else http.client.HTTPConnection(proxy.upstream_host, proxy.upstream_port, timeout=600))
         headers = {"content-type": "application/json"} if body is not None else {}
         conn.request(self.command, self.path, body=body, headers=headers)
         resp = conn.getresponse()

@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -21,6 +20,8 @@ from client.engine.local import weights as weights_mod
 from client.engine.local.server import LocalServer
 from client.engine.local.spec import WeightsSpec
 from client.engine.local.weights import SetupError, fetch_weights, weights_ready
+from plumbing import children
+from tests.localmodel import uds
 from tests.procs import alive
 
 HERE = Path(__file__).resolve().parent
@@ -53,7 +54,7 @@ def test_start_ready_stop(tmp_path: Path, watchdog: bool) -> None:
     s.start()
     seconds = asyncio.run(s.wait_ready(10))
     assert seconds == s.ready_seconds and seconds > 0
-    polls = int(urllib.request.urlopen(f"http://127.0.0.1:{s.port}/polls", timeout=5).read())
+    polls = int(uds.get(s.uds, "/polls")[1])
     assert polls == 4  # it polled through the three "Loading model" answers and stopped at the first 200
     pid = s.pid
     assert pid and os.getpgid(pid) == pid  # own process group
@@ -149,7 +150,7 @@ def test_a_wrong_hash_leaves_no_file(fake_pip: list[str]) -> None:
 def test_pdeathsig_helper_is_linux_only_default() -> None:
     s = LocalServer(Path("x"), Path("m"), Path("t"), alias="x")
     assert s.watchdog is (not sys.platform.startswith("linux"))
-    assert server_mod.PR_SET_PDEATHSIG == 1
+    assert children.PR_SET_PDEATHSIG == 1
 
 
 def _nice_of(pid: int) -> int:
@@ -172,7 +173,7 @@ def test_summary_server_is_one_slot_and_niced_once_ready(tmp_path: Path) -> None
         asyncio.run(helper.wait_ready(timeout=30))
         assert _nice_of(helper.pid) == server_mod.SUMMARY_NICE
         assert _nice_of(chat.pid) == base  # the chat's server keeps its priority
-        assert chat.port != helper.port and chat.log_path != helper.log_path
+        assert chat.uds != helper.uds and chat.log_path != helper.log_path
         group = Path(f"/proc/{helper.pid}/autogroup")
         if group.exists():
             assert group.read_text().split()[-1] == str(server_mod.SUMMARY_NICE)

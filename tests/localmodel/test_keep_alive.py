@@ -14,8 +14,6 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -23,6 +21,7 @@ import pytest
 from client.engine.local import keeper
 from client.engine.local.keepstate import Files, read_state
 from client.engine.local.server import LocalServer
+from tests.localmodel import uds
 from tests.localmodel.test_fast_lifecycle import alive, fake_binary, wait_dead
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="keep-alive needs PDEATHSIG (Linux)")
@@ -48,14 +47,8 @@ def session(tmp: Path, keep: float, threads: int | None = None) -> keeper.Lease 
     return asyncio.run(keeper.acquire(server(tmp, threads), keep))
 
 
-def models(port: int, key: str | None) -> int:
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/models",
-                                 headers={"Authorization": f"Bearer {key}"} if key else {})
-    try:
-        with urllib.request.urlopen(req, timeout=5) as r:
-            return r.status
-    except urllib.error.HTTPError as e:
-        return e.code
+def models(socket: str, key: str | None) -> int:
+    return uds.get(socket, "/v1/models", key)[0]
 
 
 def wait_gone(files: Files, timeout: float = 20) -> bool:
@@ -72,7 +65,7 @@ def test_a_second_session_reuses_the_server_and_only_with_its_key(place: Path) -
     first.release(60)
     second = session(place, 60)
     assert second is not None and second.reused and second.state.pid == st.pid  # no second start
-    assert models(st.port, st.key) == 200 and models(st.port, None) == 401 and models(st.port, "guess") == 401
+    assert models(st.socket, st.key) == 200 and models(st.socket, None) == 401 and models(st.socket, "guess") == 401
     args = Path(f"/proc/{st.pid}/cmdline").read_bytes()
     assert st.key.encode() not in args  # never in argv (ps shows it to everyone)
     assert f"LLAMA_API_KEY={st.key}".encode() in Path(f"/proc/{st.pid}/environ").read_bytes()
@@ -87,12 +80,11 @@ def test_a_started_server_is_handed_over_only_once_its_model_is_loaded(place: Pa
     a 503 and its retry a 400. The session gets the server only when /health says loaded."""
     lease = session(place, 60)
     assert lease is not None and lease.state is not None and not lease.reused
-    port = lease.state.port
+    sock = lease.state.socket
     try:
-        polls = int(urllib.request.urlopen(f"http://127.0.0.1:{port}/polls", timeout=5).read())
+        polls = int(uds.get(sock, "/polls")[1])
         assert polls > 3  # it waited through the stand-in's three "Loading model" answers
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as r:
-            assert r.status == 200
+        assert uds.get(sock, "/health")[0] == 200
     finally:
         lease.release(60)
 

@@ -1,4 +1,4 @@
-"""`mcp-chat --provider local` owns its llama-server: started on a free loopback port, stopped on
+"""`mcp-chat --provider local` owns its llama-server: started on a private unix socket, stopped on
 exit, on SIGINT/SIGTERM, and gone even when the client is SIGKILLed. Also the automatic switch
 to the local model when no CLOVA key is configured."""
 
@@ -21,7 +21,7 @@ from tests.localmodel.conftest import FIGURES, ROOT
 from tests.procs import alive
 
 pytestmark = [pytest.mark.localmodel, pytest.mark.timeout(600)]
-PID_RE = re.compile(r"\[local\] http://127\.0\.0\.1:(\d+)/v1 pid=(\d+) ready in ([\d.]+)s")
+PID_RE = re.compile(r"\[local\] unix:(\S+) pid=(\d+) ready in ([\d.]+)s")
 
 
 def wait_dead(pid: int, timeout: float = 15) -> bool:
@@ -33,9 +33,30 @@ def wait_dead(pid: int, timeout: float = 15) -> bool:
     return False
 
 
-def port_closed(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) != 0
+def socket_closed(path: str) -> bool:
+    """Nobody listens at the unix socket `path` (gone, or left by a dead server)."""
+    with socket.socket(socket.AF_UNIX) as s:
+        return s.connect_ex(path) != 0
+
+
+def tcp_listeners(pid: int) -> list[str]:
+    """TCP sockets (v4, v6) that `pid` listens on: /proc/net/tcp* rows in LISTEN whose inode is
+    one of its descriptors."""
+    mine = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            mine.add(target[8:-1])
+    out = []
+    for table in ("tcp", "tcp6"):
+        for row in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
+            cols = row.split()
+            if cols[3] == "0A" and cols[9] in mine:  # 0A: LISTEN
+                out.append(cols[1])
+    return out
 
 
 class Lines:
@@ -64,7 +85,7 @@ class Lines:
         raise AssertionError(f"no {rx.pattern!r} in {''.join(self.seen)[-2000:]}")
 
 
-def start_client(own_chat) -> tuple[subprocess.Popen[bytes], int, int, Lines]:
+def start_client(own_chat) -> tuple[subprocess.Popen[bytes], int, str, Lines]:
     started = time.monotonic()
     p = own_chat.popen("--new", "--no-memory", "--debug")
     err, out = Lines(p.stderr), Lines(p.stdout)
@@ -72,19 +93,20 @@ def start_client(own_chat) -> tuple[subprocess.Popen[bytes], int, int, Lines]:
     err.wait("현재 세션 ID:")  # status lines go to stderr when stdout is a pipe
     FIGURES["client_start_to_prompt_s"] = time.monotonic() - started
     FIGURES["server_ready_in_client_s"] = float(m.group(3))
-    port, pid = int(m.group(1)), int(m.group(2))
-    assert alive(pid) and not port_closed(port)
-    return p, pid, port, out
+    sock, pid = m.group(1), int(m.group(2))
+    assert alive(pid) and not socket_closed(sock)
+    assert not tcp_listeners(pid), "llama-server opened a TCP port"
+    return p, pid, sock, out
 
 
 # `/exit` and EOF (exit code 0, no server left) are test_warm_start.py's, on a busy machine
 @pytest.mark.parametrize("how", ["sigint", "sigterm", "sigkill"])
 def test_server_never_outlives_the_client(own_chat, how):
-    p, pid, port, _ = start_client(own_chat)
+    p, pid, sock, _ = start_client(own_chat)
     assert os.getpgid(pid) == pid  # its own process group
     p.send_signal({"sigint": signal.SIGINT, "sigterm": signal.SIGTERM, "sigkill": signal.SIGKILL}[how])
     assert wait_dead(pid), f"llama-server {pid} still running after {how}"
-    assert port_closed(port)
+    assert socket_closed(sock)
     p.stdin.close()
     p.wait(30)
 
@@ -98,19 +120,20 @@ def test_watchdog_fallback_stops_the_server_when_its_parent_is_killed(tmp_path):
         "from client.engine.local.template import write_template\n"
         "s = LocalServer(server_binary(), weights_path(), write_template(server_dir()), alias=QWEN_CODER_15B.name, watchdog=True).start()\n"
         "asyncio.run(s.wait_ready())\n"
-        "print(s.port, s.proc.pid, flush=True)\n"
+        "print(s.uds, s.proc.pid, flush=True)\n"
         "sys.stdin.read()\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     p = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=tmp_path)
-    port, watchdog = (int(x) for x in p.stdout.readline().split())
+    sock, pid_text = p.stdout.readline().decode().split()
+    watchdog = int(pid_text)
     servers = [int(x) for x in Path(f"/proc/{watchdog}/task/{watchdog}/children").read_text().split()]
     assert servers and "llama-server" in Path(f"/proc/{servers[0]}/cmdline").read_text()
     p.kill()
     p.wait(10)
     for pid in [watchdog, *servers]:
         assert wait_dead(pid), pid
-    assert port_closed(port)
+    assert socket_closed(sock)
 
 
 def test_no_key_switches_to_local_with_a_one_line_notice(own_chat):

@@ -35,12 +35,12 @@ def _bench():
     return mod
 
 
-def test_memory_keeps_the_users_facts_and_not_the_assistants_inventions(local_server, tmp_path, monkeypatch):
+def test_memory_keeps_the_users_facts_and_not_the_assistants_inventions(local_url, tmp_path, monkeypatch):
     monkeypatch.setenv("MCP_CHAT_TEMPERATURE", "0")
     from client.engine.providers import build_model
 
     bench = _bench()
-    s = dataclasses.replace(bench.settings_for("local", None), base_url=local_server.base_url)
+    s = dataclasses.replace(bench.settings_for("local", None), base_url=local_url)
     users = [u for u in json.loads(bench.DATA.read_text(encoding="utf-8"))["users"] if u["user"] in USERS]
     row = asyncio.run(bench.run_config("both", build_model(s, with_tools=False, role="summary"), users,
                                        str(tmp_path), s.memory_budget))

@@ -33,10 +33,10 @@ def _bench():
     return mod
 
 
-def test_summaries_keep_the_facts_on_the_real_model(local_server, tmp_path, monkeypatch):
+def test_summaries_keep_the_facts_on_the_real_model(local_url, tmp_path, monkeypatch):
     monkeypatch.setenv("MCP_CHAT_TEMPERATURE", "0")
     bench = _bench()
-    s = dataclasses.replace(bench.settings_for("local", None), base_url=local_server.base_url)
+    s = dataclasses.replace(bench.settings_for("local", None), base_url=local_url)
     langs = ("ko", "en")
 
     async def both():  # side by side on the server's two slots: 228 s -> 147 s on a quiet machine

@@ -42,7 +42,7 @@ def note_speed(proxy) -> None:
                 FIGURES["prompt_tokens_per_s"] = c["timings"].get("prompt_per_second", 0.0)
 
 
-def test_plain_turn_streams_text(lchat, proxy, local_server):
+def test_plain_turn_streams_text(lchat, proxy, local_url):
     r = lchat("--new", "--no-memory", "--context", "none", input="Say hello in one short sentence.\n")
     assert r.code == 0, r.err
     assert "현재 세션 ID:" in r.err
@@ -59,7 +59,7 @@ def test_plain_turn_streams_text(lchat, proxy, local_server):
     assert "[상태] 로컬 Qwen2.5-Coder-1.5B-Instruct" in r.err and "소형 모델" in r.err
     note_speed(proxy)
     # the served template lists the tools exactly as the client counts them (render_tools)
-    prompt = httpx.post(f"http://127.0.0.1:{local_server.port}/apply-template",
+    prompt = httpx.post(local_url.removesuffix("/v1") + "/apply-template",
                         json={"messages": req["messages"], "tools": req["tools"]}, timeout=30).json()["prompt"]
     assert render_tools(req["tools"]) in prompt
     assert prompt.startswith("<|im_start|>system\n" + req["messages"][0]["content"])

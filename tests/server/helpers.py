@@ -47,8 +47,9 @@ def server_env(stub: NaverStub | None, **extra: str) -> dict[str, str]:
     """Environment for a server child: explicit NAVER_* plus what Python needs to find `server`."""
     # a true cold start: these tests are about the server process itself, not the pre-imported
     # process that serves it by default (tests/launch proves that one); nothing shared between tests
+    # and no folder is trusted unless a test says so (trust_folder): the developer's own record is never read
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO_ROOT), "PYTHONUNBUFFERED": "1",
-           "MCP_CHAT_DAEMON": "0"}
+           "MCP_CHAT_DAEMON": "0", "XDG_CONFIG_HOME": "/nonexistent/mcp-chat-test-config"}
     if stub is not None:
         env.update(
             NAVER_API_BASE_URL=stub.base_url,
@@ -58,6 +59,20 @@ def server_env(stub: NaverStub | None, **extra: str) -> dict[str, str]:
         )
     env.update(extra)
     return env
+
+
+def trust_folder(folder: Path, config_home: Path | None = None) -> dict[str, str]:
+    """Record `folder` (its .env as it is now) as trusted by its user, the way `mcp-chat trust`
+    does (plumbing/trust_record.py); the environment that makes a server child read that record."""
+    import hashlib
+
+    from plumbing.private import write_json
+
+    home = config_home or folder.parent / f"{folder.name}-config"
+    env_bytes = (folder / ".env").read_bytes()
+    write_json(home / "mcp-chat" / "trusted-folders.json", {"version": 2, "folders": [
+        {"path": os.path.realpath(folder), "env_sha256": hashlib.sha256(env_bytes).hexdigest()}]})
+    return {"XDG_CONFIG_HOME": str(home)}
 
 
 class SessionThread:

@@ -17,6 +17,7 @@ from mcp.types import LATEST_PROTOCOL_VERSION
 
 from tests.server.helpers import (
     CLIENT_ID,
+    trust_folder,
     CLIENT_SECRET,
     free_port,
     server_env,
@@ -70,12 +71,13 @@ def test_connection_error(tmp_path: Path) -> None:
 
 
 def test_dotenv_is_read_and_real_env_wins(naver_stub: NaverStub, tmp_path: Path) -> None:
+    """In a folder the user trusted (tests/server/test_env_file.py: an untrusted one is not read)."""
     (tmp_path / ".env").write_text(
         f"NAVER_CLIENT_ID={CLIENT_ID}\nNAVER_CLIENT_SECRET=wrong-secret-in-dotenv\n"
         f"NAVER_API_BASE_URL={naver_stub.base_url}\nNAVER_RESULT_MAX_CHARS=1000\n",
         encoding="utf-8",
     )
-    env = server_env(None, NAVER_CLIENT_SECRET=CLIENT_SECRET)  # the real variable must win
+    env = server_env(None, NAVER_CLIENT_SECRET=CLIENT_SECRET, **trust_folder(tmp_path))  # the real variable must win
     naver_stub.set_mode("huge", count=20, item_chars=300)
     with open(tmp_path / "err.log", "w") as log:
         session = stdio_session(env, tmp_path, log)
@@ -224,7 +226,8 @@ def test_stateless_flag_answers_plain_json_without_a_session(naver_stub: NaverSt
 
 def test_a_dotenv_that_is_not_utf8_is_one_line_and_exit_2(tmp_path: Path) -> None:
     (tmp_path / ".env").write_bytes(b"NAVER_CLIENT_ID=\xff\xfe\n")
-    p = subprocess.run([sys.executable, "-m", "server", "--transport", "stdio"], env=server_env(None), cwd=tmp_path,
+    p = subprocess.run([sys.executable, "-m", "server", "--transport", "stdio"], env=server_env(None, **trust_folder(tmp_path)),
+                       cwd=tmp_path,
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert p.returncode == 2
     assert p.stderr.strip().splitlines() == [p.stderr.strip()], p.stderr  # one line, no traceback

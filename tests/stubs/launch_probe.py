@@ -5,7 +5,8 @@ own pre-imported process (kind "probe") or cold, it reports the process state it
 
 Actions: state [CODE] (JSON of argv, environment, folder, umask, streams, signals, limits, pid;
 exit CODE), read (stdin to stdout, a line to stderr), sleep (print "ready PID", wait for a
-signal), raise (an uncaught exception), status (the probe daemon's status, JSON).
+signal), dep (the VALUE of the module named by PROBE_DEPENDENCY, which the daemon preloads too),
+raise (an uncaught exception), status (the probe daemon's status, JSON).
 """
 
 from __future__ import annotations
@@ -17,26 +18,50 @@ import signal
 import sys
 import time
 
-MODULE = "tests.stubs.launch_probe"
+from pathlib import Path
+
+from plumbing.forkserver import Program
+
 IMPORT_VAR = "PROBE_IMPORT_VAR"  # read while the daemon imports: part of what it must share with a run
+DEP_VAR = "PROBE_DEPENDENCY"  # a module the daemon imports too (an installed dependency, in a test's folder)
+BREAK_VAR = "PROBE_BREAK"  # thread | fd | env: what its imports do that they must not
+_KEPT: list = []
+PROGRAM = Program(kind="probe", module="tests.stubs.launch_probe", root=Path(__file__).resolve().parents[2],
+                  packages=("plumbing",), app="mcp-chat", runtime_env="MCP_CHAT_RUNTIME_DIR", switch="MCP_CHAT_DAEMON",
+                  secret_names=("PROBE_CLIENT_ID",))
 
 
 def entry() -> None:
-    from client.engine.launch import launcher
+    from plumbing.forkserver import launcher
 
     env = dict(os.environ)
-    code = launcher.run("probe", MODULE)
+    code = launcher.run(PROGRAM)
     if code is None:
         code = main()
-        launcher.spawn("probe", MODULE, env)
+        launcher.spawn(PROGRAM, env)
     sys.exit(code)
 
 
-def daemon(kind: str, name: str) -> None:
-    from client.engine.launch.child import run_main
-    from client.engine.launch.daemon import serve
+def preload() -> None:
+    os.environ.get(IMPORT_VAR)
+    if os.environ.get(DEP_VAR):
+        __import__(os.environ[DEP_VAR])
+    broken = os.environ.get(BREAK_VAR)  # an import that breaks the contract (plumbing/forkserver/__init__.py)
+    if broken == "thread":
+        import threading
 
-    run = serve(kind, name, lambda: os.environ.get(IMPORT_VAR))
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+    elif broken == "fd":
+        _KEPT.append(open(os.devnull))
+    elif broken == "env":
+        os.environ["PROBE_SET_BY_IMPORT"] = "1"
+
+
+def daemon(kind: str, name: str) -> None:
+    from plumbing.forkserver.child import run_main
+    from plumbing.forkserver.daemon import serve
+
+    run = serve(PROGRAM, name, preload)
     run.become()
     run_main(main)
 
@@ -84,17 +109,21 @@ def main() -> int:
         print(f"ready {os.getpid()}", flush=True)
         time.sleep(60)
         return 0
+    if action == "dep":  # what the dependency module says (its VALUE), as this run imported it
+        module = __import__(os.environ[DEP_VAR])
+        print(json.dumps({"pid": os.getpid(), "value": module.VALUE}))
+        return 0
     if action == "raise":
         raise RuntimeError("probe failure")
     if action == "stop":
-        from client.engine.launch.control import control
+        from plumbing.forkserver.control import control
 
-        print(json.dumps(control("stop")))
+        print(json.dumps(control(PROGRAM.rundir(), "stop")))
         return 0
     if action == "status":
-        from client.engine.launch.control import control
+        from plumbing.forkserver.control import control
 
-        mine = [r for r in control("status") if r.get("kind") == "probe"]
+        mine = [r for r in control(PROGRAM.rundir(), "status") if r.get("kind") == "probe"]
         print(json.dumps(mine[0] if mine else None))
         return 0
     return 2

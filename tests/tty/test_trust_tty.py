@@ -46,6 +46,7 @@ def test_declined_nothing_of_the_folder_runs(pane_in, tmp_path, llm, naver):
         block = screen[screen.index("신뢰하지 않았습니다"):]
         for shown in (f"MCP_CONFIG={s.proj / 'evil.json'}", "MCP_CHAT_YES=1", f"LD_PRELOAD={s.proj / 'evil.so'}",
                       f"CLOVA_STUDIO_BASE_URL={recorder.base_url}/v1", "CLOVA_STUDIO_API_KEY=(비밀값, 표시 안 함)",
+                      f"{s.proj / 'evil.json'}  (.env 가 가리키는 파일",
                       f"{s.proj / 'checkpoint.db'}  (이 폴더의 대화 기록과 장기 기억을 읽고 씁니다)", QUESTION):
             assert shown in block, (shown, block)
         assert "sk-planted-secret-0042" not in screen
@@ -85,4 +86,11 @@ def test_accepted_the_folder_is_used_and_remembered(pane_in, tmp_path, llm, nave
     assert r.code == 0 and "mcp-chat trust" not in r.err and llm.chat_requests()[-1]["model"] == "HCX-007", r.err
     (proj / ".env").write_text("CLOVA_STUDIO_MODEL=HCX-999\n")  # changed: not used until trusted again
     r = runner("-p", "바뀜", "--new", db=False)
-    assert r.code == 0 and "신뢰하지 않은 폴더의 .env" in r.err and llm.chat_requests()[-1]["model"] != "HCX-999", r.err
+    assert r.code == 0 and "신뢰한 뒤 바뀐 폴더(.env 바뀜)" in r.err and llm.chat_requests()[-1]["model"] != "HCX-999", r.err
+    pane = pane_in(runner, "--new", "--no-memory")  # at a terminal the question comes back, saying what changed
+    screen = pane.wait_for("[y/N]", 60)
+    assert "이 폴더는 신뢰한 뒤 바뀌었습니다 (.env)" in screen and "CLOVA_STUDIO_MODEL=HCX-999" in screen, screen
+    pane.line("n")
+    pane.wait_prompt(1, 60)
+    pane.keys("C-d")
+    assert pane.exit_status() == 0

@@ -1,35 +1,44 @@
-"""The three layers hold: core (pure) <- engine (I/O, no UI text) <- ui (terminal).
+"""The three layers hold: core (pure) <- engine (I/O, no UI text) <- ui (terminal); the search
+server and the client share only the ground floor, plumbing/, which imports nothing but the
+standard library.
 
 Read from the source with `ast`, so the rules hold for every import, also the lazy ones
-inside functions: no import cycle inside the package; outside client/ui nothing imports the
+inside functions: no import cycle inside a package; outside client/ui nothing imports the
 translation module, rich or prompt_toolkit, prints, touches sys.stdin/stdout/stderr or asks
-isatty; core imports neither engine nor ui, and engine does not import ui. The way back to the
-screen is given to engine objects when they are built: the ui never sets an attribute of one
-afterwards. Settings, once resolved, cannot be assigned.
+isatty (no exemption); core imports neither engine nor ui, and engine does not import ui;
+server/ imports nothing of client/; plumbing/ imports neither and no third-party library. The
+way back to the screen is given to engine objects when they are built: the ui never sets an
+attribute of one afterwards. Settings, once resolved, cannot be assigned.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import sys
 from pathlib import Path
 
 import pytest
 
-PKG = Path(__file__).resolve().parents[2] / "client"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("client", "server", "plumbing")
 UI_ONLY = ("rich", "prompt_toolkit", "client.ui")
 
 
 def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(PKG.parent).with_suffix("").parts)
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def _modules() -> dict[str, Path]:
-    return {_module_name(p): p for p in sorted(PKG.rglob("*.py"))}
+    return {_module_name(p): p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))}
 
 
 MODULES = _modules()
+
+
+def _in(package: str) -> list[str]:
+    return sorted(n for n in MODULES if n == package or n.startswith(package + "."))
 
 
 @functools.lru_cache(maxsize=None)  # every parametrized case reads the whole graph: parse each file once
@@ -62,7 +71,7 @@ def _internal_edges() -> dict[str, set[str]]:
             # the deepest package module the import names (a.b.func -> a.b)
             while mod and mod not in MODULES:
                 mod = mod.rpartition(".")[0]
-            if mod and mod != name and mod != "client":
+            if mod and mod != name and mod not in PACKAGES:
                 deps.add(mod)
         graph[name] = deps
     return graph
@@ -70,13 +79,36 @@ def _internal_edges() -> dict[str, set[str]]:
 
 def _layer(name: str) -> str:
     parts = name.split(".")
+    if parts[0] != "client":
+        return parts[0]  # server, plumbing
     return parts[1] if len(parts) > 1 and parts[1] in ("core", "engine", "ui") else "entry"
 
 
 def test_the_package_has_the_three_layer_folders() -> None:
     assert {"client.core", "client.engine", "client.ui"} <= set(MODULES)
-    loose = [n for n in MODULES if _layer(n) == "entry" and n not in ("client", "client.__main__")]
+    loose = [n for n in _in("client") if _layer(n) == "entry" and n not in ("client", "client.__main__")]
     assert not loose, f"modules outside the three layers: {loose}"
+
+
+def _external(name: str) -> set[str]:
+    """The top-level names of everything `name` imports from outside its own package."""
+    own = name.split(".")[0]
+    return {m.split(".")[0] for m in _imports(name, MODULES[name]) if m and m.split(".")[0] != own}
+
+
+@pytest.mark.parametrize("name", _in("server"))
+def test_the_server_imports_nothing_of_the_client(name: str) -> None:
+    """The search server is its own program: it shares only plumbing/ with the client."""
+    bad = sorted(_external(name) & {"client", "tests"})
+    assert not bad, f"{name} imports {bad}"
+
+
+@pytest.mark.parametrize("name", _in("plumbing"))
+def test_plumbing_imports_only_the_standard_library(name: str) -> None:
+    """The ground floor knows nothing of the app (what it preloads, what freshness is keyed on,
+    where its files go come in as arguments) and needs nothing installed."""
+    bad = sorted(m for m in _external(name) if m not in sys.stdlib_module_names and m != "__future__")
+    assert not bad, f"{name} imports {bad}: plumbing/ is stdlib-only and imports neither client nor server"
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -101,21 +133,31 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-def test_no_import_cycle_inside_the_package() -> None:
-    cycle = find_cycle(_internal_edges())
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_import_cycle_inside_a_package(package: str) -> None:
+    inside = set(_in(package))
+    graph = {n: deps & inside for n, deps in _internal_edges().items() if n in inside}
+    cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
 def test_the_checks_can_fail(tmp_path: Path) -> None:
-    """A cycle is found, and lazy relative imports (where one hides) are seen."""
+    """A cycle is found, lazy relative imports (where one hides) are seen, and so are a lazy
+    import of the client in the server and of a library in plumbing."""
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
     (tmp_path / "a.py").write_text("def f():\n    from ..ui import i18n\n")
-    MODULES["client.engine.x"] = tmp_path / "a.py"
+    (tmp_path / "b.py").write_text("def boot():\n    from client.engine import daemon\n    import httpx\n")
+    MODULES.update({"client.engine.x": tmp_path / "a.py", "server.x": tmp_path / "b.py", "plumbing.x": tmp_path / "b.py"})
     try:
         assert "client.ui.i18n" in _imports("client.engine.x", tmp_path / "a.py")
+        with pytest.raises(AssertionError, match="client"):
+            test_the_server_imports_nothing_of_the_client("server.x")
+        with pytest.raises(AssertionError, match="httpx"):
+            test_plumbing_imports_only_the_standard_library("plumbing.x")
     finally:
-        MODULES.pop("client.engine.x")
+        for n in ("client.engine.x", "server.x", "plumbing.x"):
+            MODULES.pop(n)
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if _layer(n) in ("core", "engine")))
@@ -134,7 +176,8 @@ def test_no_ui_outside_the_ui_layer(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if _layer(n) in ("core", "engine")))
 def test_layers_point_inwards(name: str) -> None:
-    allowed = {"core": ("client.core",), "engine": ("client.core", "client.engine")}[_layer(name)]
+    # plumbing/ is the ground floor under every layer (stdlib-only, knows nothing of the app)
+    allowed = {"core": ("client.core", "plumbing"), "engine": ("client.core", "client.engine", "plumbing")}[_layer(name)]
     deps = _internal_edges()[name]
     bad = sorted(d for d in deps if not d.startswith(allowed))
     assert not bad, f"{name} ({_layer(name)}) imports {bad}"
@@ -146,10 +189,6 @@ def test_config_imports_nothing_else_from_the_package() -> None:
 
 # -- the way to the screen ----------------------------------------------------------------
 STREAMS = ("stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__")
-# Process plumbing, not a screen: the launcher hands this process's descriptors 0-2 to a run forked
-# from the pre-imported process, which rebuilds its standard streams from them and flushes them at
-# exit (client/engine/launch/). Neither reads input nor shows output.
-STREAM_PLUMBING = {"client.engine.launch.child", "client.engine.launch.launcher"}
 
 
 def terminal_uses(source: str) -> list[int]:
@@ -165,7 +204,7 @@ def terminal_uses(source: str) -> list[int]:
     return sorted(set(lines))
 
 
-@pytest.mark.parametrize("name", sorted(n for n in MODULES if _layer(n) in ("core", "engine") and n not in STREAM_PLUMBING))
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if _layer(n) in ("core", "engine")))
 def test_no_terminal_outside_the_ui(name: str) -> None:
     """core and engine never read the terminal or ask whether there is one: the ui decides
     (Settings.interactive) and hands streams and questions in (client/engine/frontend.py)."""

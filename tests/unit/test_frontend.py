@@ -6,8 +6,7 @@ from __future__ import annotations
 import io
 import webbrowser
 
-from client.engine.frontend import ApprovalRequest, Field, Frontend, ToolProgress
-from client.engine.local.progress import SetupNote
+from client.engine.frontend import ApprovalRequest, Field, Frontend, SetupNote, ToolProgress
 from client.ui import i18n
 from client.ui.frontend import TerminalFrontend
 from client.ui.render import Renderer
@@ -28,18 +27,18 @@ async def test_the_default_frontend_shows_nothing_and_declines_every_question(ca
     assert capsys.readouterr() == ("", "")
 
 
-async def test_the_terminal_frontend_asks_only_once_attached(monkeypatch):
+async def test_the_terminal_frontend_asks_only_with_a_reader(monkeypatch):
     monkeypatch.setattr(i18n, "_lang", "en")
     out, err = io.StringIO(), io.StringIO()
-    front = TerminalFrontend(Renderer(out=out, err=err))  # piped: a plain renderer
-    assert await front.confirm("sampling", "srv", "hello") is None  # before the REPL reads: nobody to ask
-    assert await front.ask_form("srv", "m", [FIELD]) is None
+    nobody = TerminalFrontend(Renderer(out=out, err=err))  # a pipe or -p: no reader
+    assert await nobody.confirm("sampling", "srv", "hello") is None  # nobody to ask
+    assert await nobody.ask_form("srv", "m", [FIELD]) is None
     answers = iter(["y", "7", "y"])
 
     async def read(prompt: str) -> str:
         return next(answers)
 
-    front.attach(read)
+    front = TerminalFrontend(Renderer(out=out, err=err), read)  # piped renderer, but someone to ask
     assert await front.confirm("sampling", "srv", "hello") is True
     assert await front.ask_form("srv", "m", [FIELD]) == ("accept", {"n": 7})
     assert await front.approve(REQ) is None  # the one-key question needs the rich renderer of a terminal

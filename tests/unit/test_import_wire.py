@@ -1,6 +1,6 @@
 """An imported conversation reaches the model as its thread's context (client/engine/importer.py),
-and a copied thread (client/engine/thread_copy.py) never shows another copy's turns: proven by the
-request bodies the recording stub received."""
+and forks of it (client/engine/forks.py, as bench/locomo.py takes them) never show each other's
+turns: proven by the request bodies the recording stub received."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from client.core.config import Settings
 from client.core.context.policy import ContextSettings
 from client.core.transcripts import parse_document
 from client.engine.importer import import_conversation
-from client.engine.thread_copy import copy_thread
+from client.engine.forks import fork_thread
 from tests.conftest import TEST_KEY
 from tests.sessions import Sessions, run_turn
 
@@ -97,10 +97,9 @@ async def test_copies_of_a_thread_never_see_each_others_answers(session, llm):
     [conv] = parse_document(TINY, sessions=1)
     tid = await import_conversation(s.store, conv, user="kim", system_prompt="sys")
     await s.open(tid)
-    working = await s.threads.state()
     prefixes = []
     for i, q in enumerate(["first question", "second question"]):
-        await s.open(await copy_thread(s.store, tid, working, user="kim", new_id=f"{tid}-q{i}"))
+        await s.open(await fork_thread(s.store, tid, new_id=f"{tid}-q{i}"))
         await run_turn(s, q)
         prefixes.append(sent(llm)[:-1])
         assert "first question" not in json.dumps(sent(llm)[:-1])

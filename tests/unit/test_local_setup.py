@@ -6,7 +6,8 @@ import io
 
 import pytest
 
-from client.engine.local.progress import Progress, SetupNote, SetupProgress, SetupSink, ignore
+from client.engine.frontend import SetupNote, SetupProgress, SetupSink, ignore
+from client.engine.local.progress import Progress
 from client.engine.local.weights import SetupError
 from client.ui import i18n
 from client.ui.local_setup import StartFrontend

@@ -35,7 +35,9 @@ def test_stdio_and_http_entries(tmp_path, monkeypatch):
         "old": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
         "off": {"command": "x", "disabled": True},
     }})
-    files, remote, old = load_config(path)
+    files, remote, old, off = load_config(path)
+    assert off.enabled is False and off.command == "x"  # kept, never started (test_mcp_disabled.py)
+    assert files.enabled and remote.enabled and old.enabled
     assert (files.transport, files.command, files.args) == ("stdio", "npx", ["-y", "pkg", "/tmp"])
     assert files.env == {"API_KEY": "tok-SECRET-123"}
     assert remote.transport == "http" and remote.headers == {"Authorization": "Bearer tok-SECRET-123"}
@@ -124,3 +126,31 @@ def test_function_names_are_endpoint_safe():
     assert _fn_name("get-sum") == "get-sum"
     assert _fn_name("ns/tool.v2") == "ns_tool_v2"
     assert len(_fn_name("x" * 100)) == 64
+
+
+def test_a_switched_off_entry_is_kept_as_a_disabled_spec(tmp_path, monkeypatch):
+    monkeypatch.setenv("OFF_TOKEN", "tok-OFF-SECRET-9")
+    path = write(tmp_path, {"mcpServers": {
+        "a": {"command": "x", "enabled": False, "env": {"K": "${OFF_TOKEN}"}},
+        "b": {"url": "http://127.0.0.1:9/mcp", "disabled": True},
+        "c": {"command": "y", "enabled": True, "disabled": False},
+        "broken": {"enabled": False},  # switched off because it is broken: skipped, not an error
+        "unset": {"command": "z", "disabled": True, "args": ["${NO_SUCH_VAR_41}"]},
+    }})
+    a, b, c = load_config(path)
+    assert (a.name, a.enabled, a.env) == ("a", False, {"K": "tok-OFF-SECRET-9"})
+    assert "tok-OFF-SECRET-9" not in a.shown and "tok-OFF-SECRET-9" in a.secrets  # parsed like the others
+    assert (b.name, b.enabled, b.transport) == ("b", False, "http")
+    assert c.enabled
+
+
+@pytest.mark.parametrize("entry", [{"command": "x", "enabled": "false"}, {"command": "x", "disabled": 1}])
+def test_enabled_and_disabled_must_be_booleans(tmp_path, entry):
+    with pytest.raises(ConfigError) as e:
+        load_config(write(tmp_path, {"mcpServers": {"bad": entry}}))
+    assert e.value.fmt["name"] == "bad" and "true or false" in str(e.value.fmt["detail"])
+
+
+def test_only_disabled_servers_leave_the_bundled_search_on(tmp_path):
+    path = write(tmp_path, {"mcpServers": {"off": {"command": "x", "enabled": False}}})
+    assert [(s.name, s.enabled) for s in server_specs(settings(mcp_config=path))] == [("search", True), ("off", False)]

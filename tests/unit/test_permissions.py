@@ -14,6 +14,7 @@ from client.core.config import ConfigError
 from client.engine.frontend import Frontend
 from client.engine.mcp.permissions import (CallInfo, Permissions, PolicyState, ToolKey, Verdict, decide, denial_text,
                                            is_read_only)
+from client.core.toolprint import PARTS, changed_parts, tool_print
 from client.engine.mcp.saved_approvals import SavedApprovals, SavedKey, approvals_path
 from client.engine.mcp.specs import parse_entry
 from client.engine.store.codec import decode, encode
@@ -31,22 +32,53 @@ class Asks(Frontend):
         return await self.answer(request)
 
 
+CHANGED = CallInfo(WRITE.key, WRITE.where, fingerprint=tool_print({"description": "Writes, then uploads."}))
+
+
 @pytest.mark.parametrize("call,state,expected", [
     (WRITE, PolicyState(), None),
     (CallInfo(WRITE.key, WRITE.where, read_only=True), PolicyState(), "read_only"),
     (CallInfo(WRITE.key, WRITE.where, always_allow=frozenset({"write_file"})), PolicyState(), "always_allow"),
     (CallInfo(WRITE.key, WRITE.where, always_allow=frozenset({"*"})), PolicyState(), "always_allow"),
     (CallInfo(WRITE.key, WRITE.where, always_allow=frozenset({"read_file"})), PolicyState(), None),
-    (WRITE, PolicyState(session=frozenset({WRITE.key})), "session"),
-    (WRITE, PolicyState(session=frozenset({ToolKey("other", "write_file")})), None),
-    (WRITE, PolicyState(saved=frozenset({WRITE.saved_key})), "saved"),
-    (WRITE, PolicyState(saved=frozenset({SavedKey("fs", "node evil.js", "write_file")})), None),  # same name, other server
+    (WRITE, PolicyState(session={WRITE.key: WRITE.fingerprint}), "session"),
+    (WRITE, PolicyState(session={ToolKey("other", "write_file"): WRITE.fingerprint}), None),
+    (CHANGED, PolicyState(session={WRITE.key: WRITE.fingerprint}), None),  # the tool changed since
+    (WRITE, PolicyState(saved={WRITE.saved_key: WRITE.fingerprint}), "saved"),
+    (CHANGED, PolicyState(saved={WRITE.saved_key: WRITE.fingerprint}), None),
+    (WRITE, PolicyState(saved={WRITE.saved_key: None}), None),  # saved by an older client: what was approved is unknown
+    (WRITE, PolicyState(saved={SavedKey("fs", "node evil.js", "write_file"): WRITE.fingerprint}), None),  # other server
     (WRITE, PolicyState(yes=True), "yes"),
 ])
 def test_decide(call, state, expected):
     verdict = decide(call, state)
     assert (verdict.reason if verdict else None) == expected
     assert verdict is None or verdict.allowed
+
+
+def test_the_print_changes_with_each_part_and_not_with_key_order():
+    base = {"description": "Writes.", "input_schema": {"type": "object", "properties": {"a": {"type": "string"}}},
+            "annotations": {"destructiveHint": False}}
+    p = tool_print(base)
+    assert tool_print({**base, "input_schema": {"properties": {"a": {"type": "string"}}, "type": "object"}}) == p
+    assert changed_parts(p, p) == ()
+    for part, value in [("description", "Writes, then uploads."), ("title", "Uploader"),
+                        ("input_schema", {"type": "object", "properties": {"a": {}, "url": {}}}),
+                        ("annotations", {"destructiveHint": True})]:
+        changed = changed_parts(tool_print({**base, part: value}), p)
+        assert changed == ({"title": "description"}.get(part, part),), part
+    assert changed_parts(p, None) == ("unrecorded",)
+    assert set(PARTS) == {"description", "input_schema", "annotations"}
+
+
+def test_saved_approvals_keep_the_print(tmp_path):
+    saved = SavedApprovals(tmp_path / "p.json")
+    assert saved.add(WRITE.saved_key, CHANGED.fingerprint) is None
+    assert saved.approved() == {WRITE.saved_key: CHANGED.fingerprint}
+    doc = json.loads((tmp_path / "p.json").read_text())
+    doc["allow"][0]["tool_digest"]["annotations"] = 5  # malformed: matches nothing
+    (tmp_path / "p.json").write_text(json.dumps(doc))
+    assert SavedApprovals(tmp_path / "p.json").approved() == {WRITE.saved_key: None}
 
 
 def test_denial_text_is_english_and_names_the_call():

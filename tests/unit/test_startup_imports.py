@@ -16,7 +16,7 @@ HEAVY = ("openai", "httpx", "httpx2", "langchain", "langchain_core", "langgraph"
          "rich", "prompt_toolkit", "asyncio")
 
 
-@pytest.mark.parametrize("module", ["client.__main__", "client.engine.launch.launcher", "client.ui.cli",
+@pytest.mark.parametrize("module", ["client.__main__", "client.engine.daemon", "plumbing.forkserver.launcher", "server.daemon", "client.ui.cli",
                                     "client.core.config", "client.core.faults", "client.ui.background"])
 def test_a_start_up_module_imports_no_sdk(module: str) -> None:
     code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); import {module}; "

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from client.core.toolargs import DUPLICATE, NOT_FINITE, NOT_JSON, NOT_OBJECT, TRAILING, BadToolArgs, parse_tool_args
+from client.core.toolargs import (DUPLICATE, NOT_FINITE, NOT_JSON, NOT_OBJECT, TOO_DEEP, TOO_LARGE, TRAILING, BadToolArgs,
+                                  parse_tool_args)
 
 
 @pytest.mark.parametrize("raw,args", [
@@ -12,6 +13,7 @@ from client.core.toolargs import DUPLICATE, NOT_FINITE, NOT_JSON, NOT_OBJECT, TR
     ('  {"a": {"b": [1, 2]}}\n', {"a": {"b": [1, 2]}}),
     ("", {}), (None, {}), ("{}", {}),
     ('{"a": {"x": 1}, "b": {"x": 2}}', {"a": {"x": 1}, "b": {"x": 2}}),  # the same key in two objects is fine
+    ('{"big": 1.7e308, "tiny": 1e-400}', {"big": 1.7e308, "tiny": 0.0}),  # finite (an underflow is 0)
 ])
 def test_valid_arguments(raw, args):
     assert parse_tool_args(raw) == args
@@ -23,6 +25,8 @@ def test_valid_arguments(raw, args):
     ('{"target": "a"} trailing', TRAILING), ('{"a": 1}{"a": 2}', TRAILING),
     ("[1, 2]", NOT_OBJECT), ('"text"', NOT_OBJECT), ("null", NOT_OBJECT), ("3", NOT_OBJECT),
     ('{"n": NaN}', NOT_FINITE), ('{"n": -Infinity}', NOT_FINITE),
+    ('{"value": 1e400}', NOT_FINITE), ('{"v": [-1E999]}', NOT_FINITE), ('{"v": {"w": 1.0e+309}}', NOT_FINITE),  # inf to Python
+    ('{"v": ' + "9" * 5000 + "}", TOO_LARGE), ('{"v": ' + "[" * 100_000 + "]" * 100_000 + "}", TOO_DEEP),
 ])
 def test_refused_arguments(raw, why):
     with pytest.raises(BadToolArgs) as e:

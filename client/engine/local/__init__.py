@@ -10,7 +10,7 @@ Cache: `$MCP_CHAT_CACHE`, else `$XDG_CACHE_HOME/mcp-chat`, else `~/.cache/mcp-ch
 from __future__ import annotations
 
 from client.engine.local.build import build_server, server_ready
-from client.engine.local.progress import SetupSink, ignore
+from client.engine.frontend import SetupSink, ignore
 from client.engine.local.server import LocalServer
 from client.engine.local.spec import CONTEXT_WINDOW, QWEN_CODER_15B, server_dir
 from client.engine.local.template import write_template

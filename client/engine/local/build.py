@@ -17,9 +17,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from client.engine.local.progress import Progress, SetupNote, SetupSink, ignore
+from client.engine.frontend import SetupNote, SetupSink, ignore
+from client.engine.local.progress import Progress
 from client.engine.local.spec import LLAMA_CPP_PYTHON, LLAMA_CPP_PYTHON_VERSION, cache_root, machine_tag, server_binary, server_dir
-from client.engine.local.weights import SetupError, file_lock
+from client.engine.local.weights import SetupError
+from plumbing.locks import Lock
 
 CMAKE_FLAGS = [
     "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_TESTS=OFF",
@@ -103,7 +105,7 @@ def build_server(*, force: bool = False, jobs: int | None = None, report: SetupS
     """The cached llama-server binary, building it first when needed (a few minutes, once);
     `report` gets the notes and the build's progress."""
     out_dir = server_dir()
-    with file_lock(cache_root() / "llama-server" / ".build.lock"):
+    with Lock(cache_root() / "llama-server" / ".build.lock", parents=True):  # one build at a time on a cache
         if not force and server_ready():
             return server_binary()
         cmake = _tool("cmake")

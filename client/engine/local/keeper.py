@@ -6,22 +6,22 @@ stops with the session) and the next session reuses it, without loading the weig
 - A small keeper process (`main()` here, detached from the session that started it) owns the
   server: the server is its child with PDEATHSIG, so it never outlives the keeper. The keeper
   stops it after KEEP_ALIVE idle seconds, on SIGTERM (`mcp-chat local stop`), or when it dies.
-- Per user and never reachable by another: the state (pids, port, API key) is a 0600 file in
-  the private runtime folder (client/core/paths.py), and the server answers only requests
-  with that key (LLAMA_API_KEY in its environment, which only this user can read; never argv).
+- Per user and never reachable by another: the server listens on a unix socket in the private
+  runtime folder (client/core/paths.py), where no other user can connect or bind; the state
+  (pids, socket, API key) is a private file there (plumbing/private.py); and the server answers
+  only requests with that key (LLAMA_API_KEY in its environment, never argv).
 - A session holds a shared lock on the lease file while it uses the server; idle time counts
   from when no session holds it (and from the lease file's mtime, touched by a leaving session).
   The state lock is held while a session checks and leases, and while the keeper decides to
   stop, so a session never leases a server that is being stopped.
 - Reuse only after checking that the pid runs exactly the command this session would start
-  (binary, weights, template, window, slots, threads, port), that the weights file is the one
+  (binary, weights, template, window, slots, threads, socket), that the weights file is the one
   it was started with, and that the server answers with the key.
 """
 
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import json
 import os
 import secrets
@@ -31,11 +31,13 @@ import sys
 import time
 from pathlib import Path
 
-from client.engine.local.keepstate import (Files, Lease, State, Locked, alive, busy, cmdline, read_state,
-                                           remove_state, runs, weights_stamp, write_state)
-from client.engine.local.server import READY_TIMEOUT, LocalServer, free_port
+from client.engine.http import async_client
+from client.engine.local.keepstate import Files, State, read_state, remove_state, weights_stamp, write_state
+from client.engine.local.server import READY_TIMEOUT, LocalServer
 from client.engine.local.spec import cache_root
 from client.engine.local.weights import SetupError
+from plumbing import locks, private
+from plumbing.proc import alive, cmdline, runs
 
 KEEP_ALIVE_DEFAULT = 300.0
 POLL = 1.0  # seconds between the keeper's checks
@@ -50,27 +52,49 @@ def keep_alive() -> float:
         return KEEP_ALIVE_DEFAULT
 
 
-async def _answers(state: State, alias: str) -> bool:
-    """The server at the state's port knows our key, serves our model, and has loaded it.
+class Lease:
+    """This session's use of the kept server; `release()` when the session ends."""
+
+    def __init__(self, files: Files) -> None:
+        self.files = files
+        self.state: State | None = None
+        self.reused = False
+        self.held = locks.Lease(files.lease)  # from before the server starts: never idle while loading
+
+    def release(self, keep: float | None = None) -> None:
+        """Say how long to keep the server now (this session's KEEP_ALIVE), then let go."""
+        if not self.held.active:
+            return
+        told = keep is not None and self.state is not None
+        try:
+            if told and self.state is not None:
+                with self.files.locked():
+                    st = read_state(self.files)
+                    if st is not None and st.pid == self.state.pid and st.keep_alive != keep:
+                        st.keep_alive = keep  # type: ignore[assignment]
+                        write_state(self.files, st)
+        except OSError:
+            pass
+        finally:
+            self.held.release(touch=told)
+
+
+async def _answers(socket: str, key: str, alias: str) -> bool:
+    """The server at `socket` knows our key, serves our model, and has loaded it.
     llama-server lists the model on /v1/models while the weights still load; only /health says
     loaded (503 before). A chat request sent earlier gets a 503 whose unread body the server then
     parses as the next request on that connection: the retry fails with a 400."""
     import httpx
 
     try:
-        async with httpx.AsyncClient(timeout=3.0) as client:
-            r = await client.get(state.base_url + "/models", headers={"Authorization": f"Bearer {state.key}"})
+        async with async_client(socket, timeout=3.0, base_url="http://llama-server") as client:
+            r = await client.get("/v1/models", headers={"Authorization": f"Bearer {key}"})
             ids = [m.get("id") for m in r.json().get("data", [])] if r.status_code == 200 else []
             if alias not in ids:
                 return False
-            return (await client.get(f"http://127.0.0.1:{state.port}/health")).status_code == 200
-    except (httpx.HTTPError, ValueError, AttributeError):
+            return (await client.get("/health")).status_code == 200
+    except (httpx.HTTPError, OSError, ValueError, AttributeError):
         return False
-
-
-def wanted_command(server: LocalServer, port: int) -> list[str]:
-    server.port = port
-    return server.command()
 
 
 async def reusable(files: Files, server: LocalServer) -> State | None:
@@ -78,8 +102,9 @@ async def reusable(files: Files, server: LocalServer) -> State | None:
     st = read_state(files)
     if st is None:
         return None
-    if (st.command == wanted_command(server, st.port) and runs(st.pid, st.command) and alive(st.keeper)
-            and st.weights == weights_stamp(server.model) and await _answers(st, server.alias)):
+    if (st.socket == str(files.socket) and st.command == server.command(files.socket) and runs(st.pid, st.command)
+            and alive(st.keeper) and st.weights == weights_stamp(server.model)
+            and await _answers(st.socket, st.key, server.alias)):
         return st
     return None
 
@@ -112,8 +137,8 @@ async def acquire(server: LocalServer, keep: float) -> Lease | None:
     files = Files.here()
     if files is None:
         return None
-    lock = Locked(files)
-    await asyncio.to_thread(lock.__enter__)
+    lock = files.locked()
+    await asyncio.to_thread(lock.acquire)
     lease: Lease | None = None
     try:
         st = await reusable(files, server)
@@ -122,7 +147,7 @@ async def acquire(server: LocalServer, keep: float) -> Lease | None:
             lease.state, lease.reused = st, True
             return lease
         old = read_state(files)
-        if old is not None and alive(old.pid) and _busy_besides(files, lease):
+        if old is not None and alive(old.pid) and lease.held.others():
             lease.release()  # in use by another session with other settings: left alone
             return None
         if old is not None:  # dead, idle with other settings, or not ours: never reused
@@ -138,23 +163,14 @@ async def acquire(server: LocalServer, keep: float) -> Lease | None:
             lease.release()
         raise
     finally:
-        lock.__exit__()
-
-
-def _busy_besides(files: Files, lease: Lease) -> bool:
-    """Does another session hold the lease? (ours is dropped for the check, then taken again)"""
-    fcntl.flock(lease.fd, fcntl.LOCK_UN)
-    try:
-        return busy(files)
-    finally:
-        fcntl.flock(lease.fd, fcntl.LOCK_SH)
+        lock.release()
 
 
 async def _start(files: Files, server: LocalServer, keep: float) -> State:
-    key, port = secrets.token_urlsafe(32), free_port()
+    key = secrets.token_urlsafe(32)
     cfg = {"binary": str(server.binary), "model": str(server.model), "template": str(server.template),
            "alias": server.alias, "ctx": server.ctx, "threads": server.threads, "slots": server.slots,
-           "port": port, "keep": keep, "state": str(files.state), "lock": str(files.lock), "lease": str(files.lease)}
+           "keep": keep, "files": [str(p) for p in (files.state, files.lock, files.lease, files.socket)]}
     env = {**os.environ, "LLAMA_API_KEY": key}
     log = open(cache_root() / "llama-keeper.log", "ab")
     try:
@@ -164,12 +180,11 @@ async def _start(files: Files, server: LocalServer, keep: float) -> State:
     finally:
         log.close()
     deadline = time.monotonic() + READY_TIMEOUT
-    probe = State(0, keeper.pid, port, key, [], [], keep)
     while time.monotonic() < deadline:
         if keeper.poll() is not None:
             raise SetupError("local_server_exited", code=keeper.returncode, log=str(server.log_path))
         st = read_state(files)
-        if st is not None and st.keeper == keeper.pid and await _answers(probe, server.alias):
+        if st is not None and st.keeper == keeper.pid and await _answers(str(files.socket), key, server.alias):
             return st
         await asyncio.sleep(0.1)
     keeper.terminate()
@@ -187,31 +202,33 @@ def stop() -> State | None:
     files = Files.here()
     if files is None:
         return None
-    with Locked(files):
+    with files.locked():
         st = read_state(files)
         if st is None:
             return None
         running = alive(st.pid) and runs(st.pid, st.command)
         terminate(st)
         remove_state(files, st.pid)
+        private.remove(files.socket)
     return st if running else None
 
 
 def main() -> None:
     """The keeper process: start the server, then stop it after KEEP_ALIVE idle seconds."""
     cfg = json.loads(sys.argv[1])
-    files = Files(Path(cfg["state"]), Path(cfg["lock"]), Path(cfg["lease"]))
+    files = Files(*(Path(p) for p in cfg["files"]))
     stopping: list[int] = []
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(sig, lambda n, _f: stopping.append(n))
     key = os.environ.pop("LLAMA_API_KEY")
     server = LocalServer(Path(cfg["binary"]), Path(cfg["model"]), Path(cfg["template"]), alias=cfg["alias"],
-                         ctx=cfg["ctx"], threads=cfg["threads"], slots=cfg["slots"], api_key=key, watchdog=False)
-    server.start(port=cfg["port"])
+                         ctx=cfg["ctx"], threads=cfg["threads"], slots=cfg["slots"], api_key=key, watchdog=False,
+                         socket=files.socket)
+    server.start()  # under the session's state lock: the socket is ours to replace
     proc = server.proc
     assert proc is not None
-    write_state(files, State(proc.pid, os.getpid(), server.port, key, server.command(), weights_stamp(server.model),
-                             cfg["keep"]))
+    write_state(files, State(proc.pid, os.getpid(), str(files.socket), key, server.command(),
+                             weights_stamp(server.model), cfg["keep"]))
     last_busy = time.time()
     try:
         while not stopping and proc.poll() is None:
@@ -219,7 +236,7 @@ def main() -> None:
             st = read_state(files)
             if st is None or st.pid != proc.pid:  # removed or replaced (`mcp-chat local stop`)
                 return
-            if busy(files):
+            if files.busy():
                 last_busy = time.time()
                 continue
             try:
@@ -227,11 +244,20 @@ def main() -> None:
             except OSError:
                 pass
             if time.time() - last_busy >= st.keep_alive:
-                with Locked(files):  # no session is between checking and leasing now
-                    if not busy(files):
-                        server.stop()
-                        remove_state(files, proc.pid)
+                with files.locked():  # no session is between checking and leasing now
+                    if not files.busy():
+                        _leave(files, server, proc.pid)
                         return
     finally:
-        server.stop()
-        remove_state(files, proc.pid)
+        with files.locked():
+            _leave(files, server, proc.pid)
+
+
+def _leave(files: Files, server: LocalServer, pid: int) -> None:
+    """Stop the server (the caller holds the state lock); its socket and state go only while the
+    state still names it (a replaced server's are the new one's)."""
+    server.stop()
+    st = read_state(files)
+    if st is not None and st.pid == pid:
+        private.remove(files.socket)
+        remove_state(files, pid)

@@ -1,45 +1,18 @@
-"""What the one-time setup reports, as data: message keys with fields, and progress of a long step.
+"""The progress of a long setup step (a build, a download), reported as data.
 
-The engine never words or draws these: the setup steps take a `report` callable (the UI's
-frontend, client/engine/frontend.py, shows them: client/ui/local_setup.py); without one they
+The events themselves (SetupNote, SetupProgress) live beside the Frontend that receives them
+(client/engine/frontend.py): the engine never words or draws them; the setup steps take a
+`report` callable (the UI's frontend shows them: client/ui/local_setup.py); without one they
 go nowhere.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Callable, Literal
+from typing import Literal
 
-
-@dataclass(frozen=True)
-class SetupNote:
-    """A message: `key` in the ui's tables, formatted with `fmt`."""
-
-    key: str
-    fmt: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class SetupProgress:
-    """One step of a long task: `label` is a message key; `state` says start, advance or end."""
-
-    label: str
-    done: int
-    total: int
-    unit: Literal["bytes", "steps"] = "steps"
-    note: str | None = None
-    state: Literal["start", "advance", "done", "failed"] = "advance"
-    seconds: float = 0.0
-
-
-SetupEvent = SetupNote | SetupProgress
-SetupSink = Callable[[SetupEvent], None]
-
-
-def ignore(event: SetupEvent) -> None:
-    """The default report: nobody is watching (tests, library use)."""
+from client.engine.frontend import SetupProgress, SetupSink, ignore
 
 
 class Progress:

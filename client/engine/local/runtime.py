@@ -34,7 +34,7 @@ async def local_runtime(s: Settings, label: str, frontend: Frontend) -> AsyncIte
     install_sigterm_handler()
     server = prepare(report=frontend.setup)  # build or fetch once; SetupError: one line, exit 1 (client/ui/cli.py)
     async with _chat_server(server, s, frontend) as runtime:
-        helper = _start_summary_server(server, s)  # after the chat's: its loading does not delay the start
+        helper = _start_summary_server(server.with_(api_key=runtime.api_key), s)  # after the chat's: its loading does not delay the start
         helper_ready = None
         try:
             if helper is not None:
@@ -61,15 +61,15 @@ async def _chat_server(server: Any, s: Settings, frontend: Frontend) -> AsyncIte
     try:
         if lease is not None and lease.state is not None:
             st = lease.state
-            server.api_key, url, pid, seconds = st.key, st.base_url, st.pid, time.monotonic() - started
+            key, url, uds, pid, seconds = st.key, st.base_url, st.socket, st.pid, time.monotonic() - started
         else:
-            server.api_key = secrets.token_urlsafe(32)
-            owned = server.start()
-            seconds = await server.wait_ready()
-            url, pid = server.base_url, server.pid
-        runtime = Runtime(url, chat_slot=0, api_key=server.api_key)  # slot 0 of the server's two (SLOTS)
+            key = secrets.token_urlsafe(32)
+            owned = server.with_(api_key=key).start()
+            seconds = await owned.wait_ready()
+            url, uds, pid = owned.base_url, owned.uds, owned.pid
+        runtime = Runtime(url, chat_slot=0, api_key=key, uds=uds)  # slot 0 of the server's two (SLOTS)
         if s.debug:
-            frontend.notice("local_ready", {"url": url, "pid": pid, "seconds": seconds})
+            frontend.notice("local_ready", {"url": f"unix:{uds}", "pid": pid, "seconds": seconds})
         yield runtime
     finally:
         stop_all([owned], [5.0])
@@ -99,4 +99,5 @@ async def _when_ready(helper: Any, runtime: Runtime) -> None:
         await helper.wait_ready()
     except Exception:  # noqa: BLE001 - the chat's server still serves summaries
         return
-    runtime.summary_base_url = helper.base_url
+    runtime.summary_uds = helper.uds
+    runtime.summary_base_url = helper.base_url  # read as "ready": set last

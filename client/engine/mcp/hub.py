@@ -22,6 +22,7 @@ from typing import IO, Any
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from mcp import types
 
+from client.core.toolprint import tool_print
 from client.engine.frontend import Frontend, ToolProgress
 from client.engine.mcp.permissions import CallInfo, Permissions, ToolKey, Verdict, is_read_only
 from client.engine.mcp.features import ClientFeatures
@@ -46,7 +47,9 @@ class ToolHub:
         self.permissions = permissions or Permissions()  # who may run what (permissions.py)
         self.features = features
         self.frontend = frontend or Frontend()
-        self.servers = [ServerConn(s, features, errlog) for s in (specs if specs is not None else [bundled_spec()])]
+        specs = specs if specs is not None else [bundled_spec()]
+        self.disabled = [s for s in specs if not s.enabled]  # "enabled": false: listed, never started
+        self.servers = [ServerConn(s, features, errlog) for s in specs if s.enabled]
         if not debug:  # the SDK logs tracebacks (e.g. a server printing non-JSON); we report one line
             sdk_log = logging.getLogger("mcp")
             if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
@@ -136,9 +139,10 @@ class ToolHub:
         if name not in self.owner:
             return None
         server, tool = self.owner[name]
+        tool = next((t for t in server.tools if t.name == tool.name), tool)  # as listed since a reconnect
         hints = tool.annotations
         call = CallInfo(ToolKey(server.spec.name, tool.name), server.spec.where,
-                        _read_only(tool), frozenset(server.spec.always_allow))
+                        _read_only(tool), frozenset(server.spec.always_allow), tool_print(tool_definition(tool)))
         return await self.permissions.check(call, args, hints.destructiveHint if hints else None, server.spec.redact)
 
     def tool_of(self, name: str) -> tuple[str, str]:
@@ -165,6 +169,14 @@ class ToolHub:
 def _fn_name(name: str) -> str:
     """A function name every OpenAI-compatible endpoint accepts."""
     return _FN_NAME.sub("_", name).strip("_")[:64] or "tool"
+
+
+def tool_definition(tool: types.Tool) -> dict[str, Any]:
+    """What an approval is bound to, as plain data (client/core/toolprint.py): the SDK's field
+    names stop here."""
+    hints = tool.annotations
+    return {"description": tool.description, "title": tool.title, "input_schema": tool.inputSchema,
+            "annotations": hints.model_dump(mode="json", exclude_none=True) if hints else {}}
 
 
 def _read_only(tool: types.Tool) -> bool:

@@ -4,8 +4,10 @@
 this session, approvals saved for the user in saved_approvals.py, `--yes`) and, for a call
 the policy does not clear, asks the frontend it was built with (client/engine/frontend.py;
 the terminal question lives in client/ui/approve.py). When nobody can be asked the call is
-denied. Nothing here prints or translates; the model's denial text is English whatever
-`--lang` says.
+denied. A session or saved approval holds only for the tool as it was approved
+(client/core/toolprint.py): a changed description, input schema or annotations asks again, and
+the question (or, with nobody to ask, the denial) says what changed. Nothing here prints or
+translates; the model's denial text is English whatever `--lang` says.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Literal
+from typing import Callable, Iterable, Literal, Mapping
 
 from client.core.secrets import redact
+from client.core.toolprint import ToolPrint, changed_parts
 from client.engine.frontend import ApprovalRequest, Frontend
 from client.engine.mcp.saved_approvals import SavedApprovals, SavedKey
 
@@ -38,6 +41,7 @@ class CallInfo:
     where: str = ""  # the server's command line or URL (no secrets): part of a saved approval
     read_only: bool = False  # the tool's readOnlyHint
     always_allow: frozenset[str] = frozenset()  # the server's "alwaysAllow" list
+    fingerprint: ToolPrint = ToolPrint()  # the tool as it is now (client/core/toolprint.py)
 
     @property
     def saved_key(self) -> SavedKey:
@@ -49,8 +53,10 @@ class Verdict:
     allowed: bool
     # allowed: read_only | always_allow | session | saved | yes | once | always
     # denied:  user (answered no) | no_terminal (nobody to ask) | no_answer (the question failed)
+    #          | changed (approved before, the tool changed since, nobody to ask)
     reason: str
     save_error: str = ""  # "always" was answered but could not be saved: why (the gate tells the turn)
+    changed: tuple[str, ...] = ()  # what changed since the tool was approved (toolprint.PARTS)
 
     @property
     def label(self) -> str:
@@ -60,8 +66,8 @@ class Verdict:
 
 @dataclass
 class PolicyState:
-    session: frozenset[ToolKey] = frozenset()
-    saved: frozenset[SavedKey] = frozenset()
+    session: Mapping[ToolKey, ToolPrint] = field(default_factory=dict)  # approved for the session, as it was then
+    saved: Mapping[SavedKey, ToolPrint | None] = field(default_factory=dict)  # saved, as it was then (None: unknown)
     yes: bool = False
 
 
@@ -77,13 +83,22 @@ def decide(call: CallInfo, state: PolicyState) -> Verdict | None:
         return Verdict(True, "read_only")
     if call.key.tool in call.always_allow or "*" in call.always_allow:
         return Verdict(True, "always_allow")
-    if call.key in state.session:
+    if call.key in state.session and state.session[call.key] == call.fingerprint:
         return Verdict(True, "session")
-    if call.saved_key in state.saved:
+    if call.saved_key in state.saved and state.saved[call.saved_key] == call.fingerprint:
         return Verdict(True, "saved")
     if state.yes:
         return Verdict(True, "yes")
     return None
+
+
+def changes(call: CallInfo, state: PolicyState) -> tuple[str, ...]:
+    """What changed in a tool approved before (for the session, else saved); () when it was not."""
+    if call.key in state.session:
+        return changed_parts(call.fingerprint, state.session[call.key])
+    if call.saved_key in state.saved:
+        return changed_parts(call.fingerprint, state.saved[call.saved_key])
+    return ()
 
 
 def answered(answer: str) -> Verdict:
@@ -96,6 +111,8 @@ def denial_text(verdict: Verdict, server: str, tool: str) -> str:
     why = {
         "no_terminal": "it needs the user's approval and this session cannot ask (no terminal, no --yes)",
         "no_answer": "the approval question could not be answered",
+        "changed": f"the tool changed since the user approved it ({', '.join(verdict.changed)}) and this session "
+                   "cannot ask again (no terminal, no --yes)",
     }.get(verdict.reason, "the user denied it")
     return (f"The user did not allow this tool call ({tool} on MCP server {server}): {why}. "
             "It was not run. Do not retry it; tell the user what you wanted to do instead.")
@@ -119,14 +136,14 @@ class Permissions:
     saved: SavedApprovals | None = None
     frontend: Frontend = field(default_factory=Frontend)  # who is asked (the default: nobody)
     secrets: list[str] = field(default_factory=list)  # masked in questions
-    session: set[ToolKey] = field(default_factory=set)
+    session: dict[ToolKey, ToolPrint] = field(default_factory=dict)  # approved for the session, as it was then
 
     def __post_init__(self) -> None:
         self._asking = asyncio.Lock()  # one question at a time (parallel tool calls)
 
     def state(self) -> PolicyState:
-        saved = self.saved.keys() if self.saved is not None else frozenset()
-        return PolicyState(frozenset(self.session), saved, self.yes)
+        saved = self.saved.approved() if self.saved is not None else {}
+        return PolicyState(dict(self.session), saved, self.yes)
 
     async def check(self, call: CallInfo, args: dict, destructive: bool | None = None,
                     mask: Callable[[str], str] = lambda s: s) -> Verdict:
@@ -137,22 +154,23 @@ class Permissions:
             verdict = decide(call, self.state())  # an answer given meanwhile may cover this call
             if verdict is not None:
                 return verdict
+            changed = changes(call, self.state())
             shown = redact(mask(json.dumps(args, ensure_ascii=False, indent=1)), self.secrets)
             request = ApprovalRequest(call.key.server, call.where, call.key.tool, shown[:ARGS_SHOWN],
-                                      max(0, len(shown) - ARGS_SHOWN), destructive)
+                                      max(0, len(shown) - ARGS_SHOWN), destructive, changed)
             try:
                 answer = await self.frontend.approve(request)
             except Exception:  # noqa: BLE001 - a broken question never runs the tool
                 return Verdict(False, "no_answer")
             if answer is None:
-                return Verdict(False, "no_terminal")
+                return Verdict(False, "changed", changed=changed) if changed else Verdict(False, "no_terminal")
             return self.remember(call, answered(answer))
 
     def remember(self, call: CallInfo, verdict: Verdict) -> Verdict:
         if verdict.reason in ("session", "always"):
-            self.session.add(call.key)
+            self.session[call.key] = call.fingerprint
         if verdict.reason == "always" and self.saved is not None:
-            err = self.saved.add(call.saved_key)
+            err = self.saved.add(call.saved_key, call.fingerprint)
             if err:
                 return Verdict(verdict.allowed, verdict.reason, save_error=err)
         return verdict

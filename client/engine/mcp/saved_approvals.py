@@ -3,7 +3,10 @@
 One JSON file per `--user`: $XDG_CONFIG_HOME/mcp-chat/permissions-<user>.json (else
 ~/.config/mcp-chat/...), directory 0700, file 0600, replaced atomically. An approval names the
 server, its command line or URL (no secrets) and the tool: the same name pointing elsewhere is
-not approved. A file others could have written (group/world-writable, another owner) is
+not approved. It also holds the tool's print (client/core/toolprint.py: digests of its
+description, input schema and annotations as approved); an entry without one (saved by an
+older client) matches no tool as it is now. A file that is not private (others may read or
+write it, another owner, a symlink: plumbing/private.py, the one rule for such files) is
 ignored, never trusted.
 """
 
@@ -14,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from client.core.paths import config_dir, safe_name
-from client.engine.private_json import read_private_json, write_private_json
+from client.core.toolprint import ToolPrint
+from plumbing.private import read_json, save_json
 
 
 @dataclass(frozen=True)
@@ -31,30 +35,37 @@ def approvals_path(user: str) -> Path:
 class SavedApprovals:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._cache: tuple[float, frozenset[SavedKey]] | None = None  # (mtime, keys)
+        self._cache: tuple[float, dict[SavedKey, ToolPrint | None]] | None = None  # (mtime, entries)
 
     def keys(self) -> frozenset[SavedKey]:
-        """The saved approvals (re-read when the file changed; empty when absent or untrusted)."""
+        return frozenset(self.approved())
+
+    def approved(self) -> dict[SavedKey, ToolPrint | None]:
+        """The saved approvals and the print each was given for (re-read when the file changed;
+        empty when absent or untrusted)."""
         try:
             st = self.path.stat()
         except OSError:
-            return frozenset()
+            return {}
         if self._cache is not None and self._cache[0] == st.st_mtime_ns:
             return self._cache[1]
-        keys = frozenset(SavedKey(e["server"], e["where"], e["tool"]) for e in self._entries())
-        self._cache = (st.st_mtime_ns, keys)
-        return keys
+        approved = {_key(e): ToolPrint.from_dict(e.get("tool_digest")) for e in self._entries()}
+        self._cache = (st.st_mtime_ns, approved)
+        return approved
 
     def _entries(self) -> list[dict]:
-        doc = read_private_json(self.path)
+        doc = read_json(self.path)
         items = doc.get("allow") if isinstance(doc, dict) else None
         return [e for e in items or [] if isinstance(e, dict)
                 and all(isinstance(e.get(k), str) for k in ("server", "where", "tool"))]
 
-    def add(self, key: SavedKey) -> str | None:
-        """Save one approval; None, or why it could not be written."""
-        entries = [e for e in self._entries() if SavedKey(e["server"], e["where"], e["tool"]) != key]
-        entries.append({"server": key.server, "where": key.where, "tool": key.tool, "saved_at": int(time.time())})
+    def add(self, key: SavedKey, fingerprint: ToolPrint | None = None) -> str | None:
+        """Save one approval (of the tool as `fingerprint` describes it); None, or why it could not be written."""
+        entries = [e for e in self._entries() if _key(e) != key]
+        entry = {"server": key.server, "where": key.where, "tool": key.tool, "saved_at": int(time.time())}
+        if fingerprint is not None:
+            entry["tool_digest"] = fingerprint.as_dict()
+        entries.append(entry)
         return self._write(entries)
 
     def clear(self) -> int:
@@ -65,6 +76,10 @@ class SavedApprovals:
         return n
 
     def _write(self, entries: list[dict]) -> str | None:
-        err = write_private_json(self.path, {"version": 1, "allow": entries})
+        err = save_json(self.path, {"version": 2, "allow": entries})
         self._cache = None
         return err
+
+
+def _key(entry: dict) -> SavedKey:
+    return SavedKey(entry["server"], entry["where"], entry["tool"])

@@ -4,7 +4,9 @@ The file uses the shape Claude Desktop, Cursor and others share:
     {"mcpServers": {"name": {"command": "...", "args": [...], "env": {...}},
                     "other": {"url": "https://.../mcp", "headers": {...}}}}
 `"alwaysAllow": ["tool", ...]` (or Cline's `"autoApprove"`; `"*"` = every tool) lists tools that
-run without asking (client/engine/mcp/permissions.py).
+run without asking (client/engine/mcp/permissions.py). `"enabled": false` (or `"disabled": true`)
+keeps the entry, parsed like the others, as a spec that is never started (`enabled=False`: listed
+as disabled, ready for a later enable); a disabled entry that does not parse is skipped.
 `${VAR}` (or `${VAR:-default}`) in command, args, env, cwd, url and headers is
 taken from the environment. Header and env values are secrets: never shown, masked in what the
 server returns. Those that are credentials by name (Authorization, X-Api-Key, *_TOKEN, a
@@ -43,7 +45,7 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 NAVER_KEYS = ("NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET")
 # What the bundled server reads (server/naver.py); nothing else of ours reaches it (client/core/childenv.py).
 BUNDLED_VARS = (*NAVER_KEYS, "NAVER_API_BASE_URL", "NAVER_TIMEOUT", "NAVER_RESULT_MAX_CHARS",
-                # whether and where its pre-imported process runs (client/engine/launch/)
+                # whether and where its pre-imported process runs (plumbing/forkserver, server/daemon.py)
                 "MCP_CHAT_DAEMON", "MCP_CHAT_RUNTIME_DIR", "MCP_CHAT_DAEMON_IDLE", "MCP_CHAT_DAEMON_DEBUG")
 
 
@@ -64,6 +66,7 @@ class ServerSpec:
     missing: list[str] = field(default_factory=list)  # required env vars that are unset: not started
     always_allow: list[str] = field(default_factory=list)  # "alwaysAllow": tools run without asking ("*": all)
     oauth: dict[str, Any] | None = None  # remote only: {} = on (discovery + registration), None = off
+    enabled: bool = True  # False: "enabled": false / "disabled": true, never started (ToolHub.disabled)
 
     @property
     def where(self) -> str:
@@ -80,7 +83,7 @@ class ServerSpec:
 # `-E` ignores PYTHONPATH/PYTHONSTARTUP/...: no server.py, mcp.py, ... there can be imported;
 # `--no-env-file`: the working folder's .env is not the server's configuration either.
 # server.__main__.boot hands the run to this user's pre-imported server process when one serves
-# this installation (client/engine/launch/), else starts cold.
+# this installation (plumbing/forkserver, server/daemon.py), else starts cold.
 _BOOT = "import sys; sys.path.insert(0, sys.argv.pop(1)); from server.__main__ import boot; boot()"
 
 
@@ -142,7 +145,7 @@ def server_specs(settings: Settings) -> list[ServerSpec]:
         specs.extend(load_config(settings.mcp_config))
     for url in settings.server_urls:
         specs.append(url_spec(url))
-    if not specs or settings.with_search:
+    if not any(s.enabled for s in specs) or settings.with_search:
         taken = {s.name for s in specs}
         from client.engine.providers import get_provider
 
@@ -194,7 +197,8 @@ def config_secrets(path: str) -> None:
 
 
 def parse_entry(name: str, entry: Any, path: str) -> ServerSpec | None:
-    """One `mcpServers` entry -> ServerSpec (None when `disabled`)."""
+    """One `mcpServers` entry -> ServerSpec (`enabled=False` when switched off; None when it is off
+    and does not parse: skipped, as an entry switched off because it is broken should be)."""
 
     def bad(detail: str) -> ConfigError:
         return ConfigError("mcp_config_entry", path=path, name=name, detail=detail)
@@ -203,8 +207,20 @@ def parse_entry(name: str, entry: Any, path: str) -> ServerSpec | None:
         raise bad("empty name")
     if not isinstance(entry, dict):
         raise bad("not an object")
-    if entry.get("disabled") is True:
-        return None
+    for key in ("enabled", "disabled"):
+        if key in entry and not isinstance(entry[key], bool):
+            raise bad(f'"{key}" must be true or false')
+    if entry.get("enabled") is False or entry.get("disabled") is True:
+        try:
+            spec = _parse_entry(name, entry, path, bad)
+        except ConfigError:
+            return None
+        spec.enabled = False
+        return spec
+    return _parse_entry(name, entry, path, bad)
+
+
+def _parse_entry(name: str, entry: dict, path: str, bad: Any) -> ServerSpec:
     kind = entry.get("type", entry.get("transport"))
     has_cmd, has_url = "command" in entry, "url" in entry
     if has_cmd == has_url:

@@ -43,6 +43,9 @@ def encode(m: BaseMessage) -> str:
     flags = {k: True for k in ("synthetic", "repaired", "interrupted") if m.additional_kwargs.get(k)}
     if flags:
         d["f"] = sorted(flags)
+    covers = m.additional_kwargs.get("covers")  # a summary answer: the last turn it folds (client/core/forks.py)
+    if isinstance(m, AIMessage) and isinstance(covers, int) and not isinstance(covers, bool):
+        d["u"] = covers
     return json.dumps(mask_value(d), ensure_ascii=False, separators=(",", ":"))
 
 
@@ -70,6 +73,8 @@ def decode(data: str, msg_id: str | None = None) -> BaseMessage:
             kw["additional_kwargs"] = {**kw.get("additional_kwargs", {}), "sampling": d["s"]}
         return ToolMessage(tool_call_id=d.get("ti", ""), status="error" if d.get("err") else "success", **kw)
     calls = [{"name": c["n"], "args": c.get("a", {}), "id": c.get("i"), "type": "tool_call"} for c in d.get("tc", [])]
+    if isinstance(d.get("u"), int) and not isinstance(d.get("u"), bool):
+        kw["additional_kwargs"] = {**kw.get("additional_kwargs", {}), "covers": d["u"]}
     return AIMessage(tool_calls=calls, **kw)
 
 

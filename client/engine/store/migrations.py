@@ -59,6 +59,16 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
             "ALTER TABLE threads ADD COLUMN memory_turn INTEGER NOT NULL DEFAULT 0",
         ],
     ),
+    (
+        3,
+        "thread lineage (fork, rewind)",
+        [
+            "ALTER TABLE threads ADD COLUMN parent_id TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE threads ADD COLUMN parent_turn INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE threads ADD COLUMN kind TEXT NOT NULL DEFAULT ''",
+            "CREATE INDEX IF NOT EXISTS threads_parent ON threads (parent_id)",
+        ],
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -65,6 +65,16 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
             "ALTER TABLE threads ADD COLUMN IF NOT EXISTS memory_turn INTEGER NOT NULL DEFAULT 0",
         ],
     ),
+    (
+        3,
+        "thread lineage (fork, rewind)",
+        [
+            "ALTER TABLE threads ADD COLUMN IF NOT EXISTS parent_id TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE threads ADD COLUMN IF NOT EXISTS parent_turn INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE threads ADD COLUMN IF NOT EXISTS kind TEXT NOT NULL DEFAULT ''",
+            "CREATE INDEX IF NOT EXISTS threads_parent ON threads (parent_id)",
+        ],
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

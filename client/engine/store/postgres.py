@@ -10,7 +10,6 @@ belong to a connection, and Postgres drops them when that connection dies).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import time
 from typing import Any, Sequence
@@ -25,25 +24,19 @@ from client.core.secrets import mask
 from client.engine.store import codec
 from client.core.memory.policy import Bullet
 from client.engine.store.base import Store, StoreError, ThreadInfo, TurnUsage
+from client.engine.store.pg_lineage import NEW_COLS, THREAD_COLS, PgLineage, bullet_row, thread_row
+from client.engine.store.pg_locks import CONNECT_TIMEOUT, PgLocks, lock_key
 from client.engine.store.pg_migrations import apply, foreign, up_to_date
 from client.engine.store.serde import checkpoint_serde
 from client.core.faults import one_line
 from client.core.pg_url import mask_url
 from client.core.secrets import redact_db_error
 
-CONNECT_TIMEOUT = 10  # seconds, per connection attempt
 POOL_MAX = 4  # one client runs one statement at a time; a few spare for the saver
 SETUP_WAIT = 120  # seconds to wait for another client's schema setup
-THREAD_COLS = "thread_id, user_name, title, turns, created_at, updated_at"
 
 
-def lock_key(scope: str, name: str) -> int:
-    """A signed 64-bit advisory-lock key for `name` inside `scope` (the schema)."""
-    digest = hashlib.blake2b(f"mcp-chat\0{scope}\0{name}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
-
-
-class PostgresStore(Store):
+class PostgresStore(PgLocks, PgLineage, Store):
     def __init__(self, url: str) -> None:
         self.url = url
         self.shown = mask_url(url)
@@ -56,9 +49,7 @@ class PostgresStore(Store):
     async def open(cls, url: str) -> "PostgresStore":
         self = cls(url)
         try:
-            self.lock_conn = await psycopg.AsyncConnection.connect(
-                url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
-            )
+            self.lock_conn = await self._lock_connection()
             cur = await self.lock_conn.execute("SELECT current_schema()")
             self.scope = str((await cur.fetchone() or [""])[0] or "")
             self.pool = AsyncConnectionPool(
@@ -131,35 +122,15 @@ class PostgresStore(Store):
             self.lock_conn = None
         self.locked.clear()
 
-    # -- one client per thread -------------------------------------------------
-    async def lock_thread(self, thread_id: str) -> bool:
-        if thread_id in self.locked:
-            return True
-        assert self.lock_conn is not None
-        cur = await self.lock_conn.execute("SELECT pg_try_advisory_lock(%s)", (lock_key(self.scope, thread_id),))
-        got = bool((await cur.fetchone() or [False])[0])
-        if got:
-            self.locked.add(thread_id)
-        return got
-
-    async def unlock_thread(self, thread_id: str) -> None:
-        if thread_id in self.locked and self.lock_conn is not None:
-            await self.lock_conn.execute("SELECT pg_advisory_unlock(%s)", (lock_key(self.scope, thread_id),))
-        self.locked.discard(thread_id)
-
     # -- threads and transcript ------------------------------------------------
-    @staticmethod
-    def _thread(r: dict[str, Any]) -> ThreadInfo:
-        return ThreadInfo(r["thread_id"], r["user_name"], r["title"], r["turns"], r["created_at"], r["updated_at"])
-
     async def get_thread(self, thread_id: str) -> ThreadInfo | None:
         r = await self._one(f"SELECT {THREAD_COLS} FROM threads WHERE thread_id=%s", (thread_id,))
-        return self._thread(r) if r else None
+        return thread_row(r) if r else None
 
     async def create_thread(self, thread_id: str, user_name: str) -> ThreadInfo:
         now = time.time()
         await self._run(
-            f"INSERT INTO threads ({THREAD_COLS}) VALUES (%s, %s, '', 0, %s, %s) ON CONFLICT DO NOTHING",
+            f"INSERT INTO threads ({NEW_COLS}) VALUES (%s, %s, '', 0, %s, %s) ON CONFLICT DO NOTHING",
             (thread_id, user_name, now, now),
         )
         info = await self.get_thread(thread_id)
@@ -168,7 +139,7 @@ class PostgresStore(Store):
 
     async def list_threads(self) -> list[ThreadInfo]:
         rows = await self._all(f"SELECT {THREAD_COLS} FROM threads WHERE turns > 0 ORDER BY updated_at DESC")
-        return [self._thread(r) for r in rows]
+        return [thread_row(r) for r in rows]
 
     async def set_title(self, thread_id: str, title: str) -> None:
         await self._run("UPDATE threads SET title=%s WHERE thread_id=%s", (codec.stored_title(title), thread_id))
@@ -197,7 +168,7 @@ class PostgresStore(Store):
                     "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", rows
                 )
             await conn.execute(
-                f"INSERT INTO threads ({THREAD_COLS}) VALUES (%s, '', %s, %s, %s, %s) "
+                f"INSERT INTO threads ({NEW_COLS}) VALUES (%s, '', %s, %s, %s, %s) "
                 "ON CONFLICT (thread_id) DO UPDATE "
                 "SET turns=excluded.turns, title=excluded.title, updated_at=excluded.updated_at",
                 (thread_id, title, turns, now, now),
@@ -245,6 +216,7 @@ class PostgresStore(Store):
             raise StoreError("thread_busy", id=thread_id)
         try:
             existed = await self.get_thread(thread_id) is not None
+            await self.hand_over(thread_id)  # what a fork still holds is its now
             await self.checkpointer.adelete_thread(thread_id)
             async with self.db.connection() as conn, conn.transaction():
                 for table in ("messages", "usage", "memory", "threads"):
@@ -259,7 +231,7 @@ class PostgresStore(Store):
         rows = await self._all(
             "SELECT id, thread_id, text, score, sources FROM memory WHERE user_name=%s ORDER BY id", (user,)
         )
-        return [Bullet(r["text"], json.loads(r["sources"]), r["score"], r["id"], r["thread_id"]) for r in rows]
+        return [bullet_row(r) for r in rows]
 
     async def memory_add(self, user: str, bullets: Sequence[Bullet]) -> None:
         now = time.time()

@@ -20,11 +20,12 @@ from client.engine.store.filelock import FileLocks
 from client.engine.store.migrations import apply as apply_migrations
 from client.engine.store.serde import checkpoint_serde
 from client.engine.store.sqlite_check import check_writable, store_error
+from client.engine.store.sqlite_lineage import SqliteLineage, bullet_row
 
 SETUP_TRIES = 5  # opening a new file from several processes at once
 
 
-class SqliteStore(Store):
+class SqliteStore(SqliteLineage, Store):
     def __init__(self, path: str) -> None:
         self.path = path
         self.conn: aiosqlite.Connection | None = None
@@ -82,15 +83,15 @@ class SqliteStore(Store):
     async def unlock_thread(self, thread_id: str) -> None:
         self.locks.unlock(thread_id)
 
+    def holds_thread(self, thread_id: str) -> bool:
+        return thread_id in self.locks.held
+
     @staticmethod
     def _thread(row: Sequence) -> ThreadInfo:
         return ThreadInfo(*row)
 
     async def get_thread(self, thread_id: str) -> ThreadInfo | None:
-        async with self.db.execute(
-            "SELECT thread_id, user_name, title, turns, created_at, updated_at FROM threads WHERE thread_id=?",
-            (thread_id,),
-        ) as cur:
+        async with self.db.execute(f"SELECT {self.thread_cols} FROM threads WHERE thread_id=?", (thread_id,)) as cur:
             row = await cur.fetchone()
         return self._thread(row) if row else None
 
@@ -109,8 +110,7 @@ class SqliteStore(Store):
 
     async def list_threads(self) -> list[ThreadInfo]:
         async with self.db.execute(
-            "SELECT thread_id, user_name, title, turns, created_at, updated_at FROM threads WHERE turns > 0 "
-            "ORDER BY updated_at DESC"
+            f"SELECT {self.thread_cols} FROM threads WHERE turns > 0 ORDER BY updated_at DESC"
         ) as cur:
             return [self._thread(r) for r in await cur.fetchall()]
 
@@ -202,6 +202,7 @@ class SqliteStore(Store):
 
     async def _delete_thread(self, thread_id: str) -> bool:
         existed = await self.get_thread(thread_id) is not None
+        await self.hand_over(thread_id)  # what a fork still holds is its now
         await self.checkpointer.adelete_thread(thread_id)
         async with self.checkpointer.lock:
             for table in ("messages", "usage", "memory", "threads"):
@@ -213,7 +214,7 @@ class SqliteStore(Store):
         async with self.db.execute(
             "SELECT id, thread_id, text, score, sources FROM memory WHERE user_name=? ORDER BY id", (user,)
         ) as cur:
-            return [Bullet(r[2], json.loads(r[4]), r[3], r[0], r[1]) for r in await cur.fetchall()]
+            return [bullet_row(r) for r in await cur.fetchall()]
 
     async def memory_add(self, user: str, bullets: Sequence[Bullet]) -> None:
         now = time.time()

@@ -35,6 +35,8 @@ TABLE: tuple[Entry, ...] = (
     Entry("resume", "ID", threads.resume),
     Entry("delete", "ID", threads.delete),
     Entry("export", "[PATH]", threads.export),
+    Entry("fork", "[N]", threads.fork),
+    Entry("rewind", "[N]", threads.rewind),
     Entry("context", "[none|trim|summarize]", ctx.context),
     Entry("compact", "[초점]", ctx.compact),
     Entry("summary", "", ctx.summary),

@@ -1,6 +1,7 @@
-"""What the daemon imports before it serves: every module of a package, and every module
-that package's code imports anywhere (also inside functions, where the heavy SDKs are
-imported lazily so that a cold start pays only for what its path needs)."""
+"""What a daemon may import before it serves: every module of a package, and every module that
+package's code imports anywhere (also inside functions, where heavy libraries are imported lazily
+so that a cold start pays only for what its path needs). Which packages, and which modules a
+library imports only while it runs, the program's entry point says."""
 
 from __future__ import annotations
 
@@ -9,26 +10,12 @@ import importlib
 import os
 import sys
 from pathlib import Path
-from typing import Callable
-
-from client.engine.launch.key import install_root
-
-# imported by the SDKs only while they run (first client, first stream, first subprocess);
-# measured with a one-shot run with a tool call after preloading (tests/e2e/test_daemon.py)
-AT_RUNTIME = {
-    "client": (
-        "anyio._backends._asyncio", "anyio.streams.stapled", "anyio.streams.tls", "httpcore", "h11", "jiter",
-        "openai.resources.chat", "openai.lib.streaming.chat", "openai.pagination", "truststore",
-        "langchain_core.tracers.context", "langchain_core.tracers.run_collector", "langchain_core.tracers.stdout",
-        "langchain_core.messages.block_translators.langchain_v0",
-    ),
-    "server": ("anyio._backends._asyncio", "anyio.streams.stapled", "mcp.server.stdio", "httpcore", "h11"),
-}
+from typing import Callable, Iterable
 
 
-def imported_by(package: str, root: Path | None = None) -> list[str]:
+def imported_by(package: str, root: Path) -> list[str]:
     """The package's own modules and every absolute module name its sources import, sorted."""
-    base = (root or install_root()) / package
+    base = root / package
     names: set[str] = set()
     for path in sorted(base.rglob("*.py")):
         rel = path.relative_to(base.parent).with_suffix("").parts
@@ -48,22 +35,22 @@ def imported_by(package: str, root: Path | None = None) -> list[str]:
     return sorted(n for n in names if not n.startswith("__"))
 
 
-def preload(*packages: str) -> list[str]:
-    """Import everything `packages` may import; returns the names that could not be imported
-    (optional dependencies), which runs then import, or fail on, as cold starts do."""
+def preload(root: Path, packages: Iterable[str], also: Iterable[str] = ()) -> list[str]:
+    """Import everything `packages` (under `root`) may import, and the modules `also` names;
+    returns the names that could not be imported (optional dependencies), which runs then
+    import, or fail on, as cold starts do."""
     failed = []
-    for package in packages:
-        for name in [*imported_by(package), *AT_RUNTIME.get(package, ())]:
-            if name in sys.modules:
-                continue
-            try:
-                importlib.import_module(name)
-            except Exception:  # noqa: BLE001 - e.g. an optional dependency that is not installed
-                failed.append(name)
+    for name in [*(n for p in packages for n in imported_by(p, root)), *also]:
+        if name in sys.modules:
+            continue
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - e.g. an optional dependency that is not installed
+            failed.append(name)
     return failed
 
 
-def recording_env(preload: Callable[[], None]) -> dict[str, str | None]:
+def recording_env(preload: Callable[[], object]) -> dict[str, str | None]:
     """Run `preload` and return the environment variables it read (name -> value then):
     a later run is served only when its environment has the same values. Reads made by
     sysconfig (install paths, never used by the program) do not count."""

@@ -8,31 +8,10 @@ import json
 import os
 import socket
 import struct
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Iterator
 
 MAX_FDS = 8
 MAX_MESSAGE = 4 << 20  # an environment is a few KB; anything near this is not ours
 _HEADER = struct.Struct("!I")
-
-
-SUN_PATH_MAX = 107  # bytes of a unix socket's name (108 with the terminating NUL)
-
-
-@contextmanager
-def socket_name(path: Path) -> Iterator[str]:
-    """A name for `path` that fits a unix socket's 108 bytes: the path itself when it fits, else
-    the same file reached through a descriptor of its folder (/proc/self/fd/N/NAME, Linux), so a
-    deep runtime folder still works."""
-    if len(os.fsencode(str(path))) <= SUN_PATH_MAX:
-        yield str(path)
-        return
-    fd = os.open(path.parent, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        yield f"/proc/self/fd/{fd}/{path.name}"
-    finally:
-        os.close(fd)
 
 
 class WireError(Exception):
@@ -79,16 +58,6 @@ def recv(sock: socket.socket) -> tuple[dict, list[int]]:
         close_fds(fds)
         raise e if isinstance(e, WireError) else WireError(str(e)) from None
     return obj, fds
-
-
-def peer_uid(sock: socket.socket) -> int | None:
-    """The user id of the process at the other end (Linux SO_PEERCRED), None if unknown."""
-    opt = getattr(socket, "SO_PEERCRED", None)
-    if opt is None:
-        return None
-    raw = sock.getsockopt(socket.SOL_SOCKET, opt, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", raw)
-    return uid
 
 
 def close_fds(fds: list[int]) -> None:

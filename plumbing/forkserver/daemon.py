@@ -1,25 +1,25 @@
 """A per-user process that keeps a program's modules imported and forks one child per run.
 
-    python -c "...; from client.engine.launch.daemon import serve; child = serve(kind, preload)"
+    python -c "...; from plumbing.forkserver.daemon import serve; child = serve(program, name, preload)"
 
 `serve` never returns in the daemon; it returns in each forked child, which then takes on
-the invocation's process state (client/engine/launch/child.py) and runs the program as a cold
-start would. Rules:
-- It listens on a unix socket in the private runtime folder (client/core/paths.py), answers
-  only peers of its own user (SO_PEERCRED), and only launchers whose key (key.py) and
+the invocation's process state (child.py) and runs the program as a cold start would. Rules:
+- It listens on a unix socket in the private runtime folder (plumbing/rundir.py), answers
+  only peers of its own user (SO_PEERCRED), and only launchers whose key (freshness.py) and
   import-time environment equal its own; anything else is refused and the launcher starts cold.
+- Before each fork it checks that no file of the modules it imported has changed since it
+  imported them (freshness.code_stamp); one that has makes it stale: refused, and it leaves.
 - Nothing in it starts a thread or an event loop: it checks, after importing, that it has one
-  thread, and refuses to serve otherwise.
+  thread, and refuses to serve otherwise (the contract: plumbing/forkserver/__init__.py).
 - For each run it forks a small supervisor, which forks the run: the supervisor waits for the
   run and reports its exit status (or the signal that ended it) to the launcher, and kills the
   run if the launcher vanishes (SIGKILL of the launcher). The daemon itself waits for nobody.
-- It exits after MCP_CHAT_DAEMON_IDLE seconds without a request (default 600), on SIGTERM,
+- It exits after <switch>_IDLE seconds without a request (default 600), on SIGTERM,
   on a stale key, on `stop`, or when its socket file is removed or replaced.
 """
 
 from __future__ import annotations
 
-import fcntl
 import gc
 import os
 import select
@@ -29,15 +29,17 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
-from client.core.paths import private_runtime_dir
-from client.engine.launch import child as child_state
-from client.engine.launch.key import Files, identity, install_root, key
-from client.engine.launch.preload import recording_env
-from client.engine.launch.supervisor import supervise
-from client.engine.launch.wire import WireError, close_fds as _close, peer_uid, recv, send, socket_name
+from plumbing.forkserver import Program
+from plumbing.forkserver import child as child_state
+from plumbing.forkserver.freshness import Files, Stamp, changed, code_stamp, identity, key, newer_than
+from plumbing.forkserver.preload import recording_env
+from plumbing.forkserver.supervisor import supervise
+from plumbing.forkserver.wire import WireError, close_fds as _close, recv, send
+from plumbing.locks import Lock
+from plumbing.proc import thread_count
+from plumbing.unixsock import listen, peer_uid
 
 IDLE_DEFAULT = 600.0
 REQUEST_TIMEOUT = 5.0
@@ -66,53 +68,81 @@ class Child:
         self.conn.close()
 
 
-def idle_seconds() -> float:
+def idle_seconds(program: Program) -> float:
     try:
-        return max(1.0, float(os.environ.get("MCP_CHAT_DAEMON_IDLE", "") or IDLE_DEFAULT))
+        return max(1.0, float(os.environ.get(f"{program.switch}_IDLE", "") or IDLE_DEFAULT))
     except ValueError:
         return IDLE_DEFAULT
 
 
-def serve(kind: str, name: str, preload: Callable[[], None]) -> Child:
+def serve(program: Program, name: str, preload: Callable[[], object]) -> Child:
     """Import, listen, fork per request; returns only in a forked child."""
-    rundir = private_runtime_dir()
+    rundir = program.rundir()
     if rundir is None:
         os._exit(0)
-    if name != identity(kind):
-        _log(f"not serving: started as {name}, but this interpreter is {identity(kind)}")
+    if name != identity(program):
+        _log(f"not serving: started as {name}, but this interpreter is {identity(program)}")
         os._exit(0)
-    files = Files.of(rundir, kind, name)
-    lock = os.open(files.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    files = Files.of(rundir, program.kind, name)
+    lock = Lock(files.lock, wait=False)
+    if not lock.acquire():
         os._exit(0)  # another one is running or starting
-    my_key = key(kind, list(sys.path))  # before importing: a file changed meanwhile makes this one stale, never the reverse
+    my_key = key(program, list(sys.path))  # before importing: a file changed meanwhile makes this one stale, never the reverse
+    started = time.time_ns()
+    fds, env = _open_fds(), dict(os.environ)
     deps = recording_env(preload)
-    if threading.active_count() != 1 or _os_threads() != 1:
-        _log(f"not serving: {threading.active_count()} threads after importing")
+    why = broken_contract(fds, env)
+    if why:
+        _log(f"not serving: {why}")
+        os._exit(0)
+    code = code_stamp()
+    edited = newer_than(code, started)
+    if edited:
+        _log(f"not serving: {edited} changed while it was imported")
         os._exit(0)
     gc.collect()
     gc.freeze()  # what was imported stays out of every later collection: no copy-on-write by the GC
-    listener = _listen(files.sock)
+    listener = listen(files.sock)
     fd = os.open(files.pid, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     os.write(fd, f"{os.getpid()}\n".encode())
     os.close(fd)
     loaded = {name: os.path.realpath(getattr(getattr(m, "__spec__", None), "origin", None) or "")
               for name, m in list(sys.modules.items()) if "." not in name}
-    return _Loop(kind, files, my_key, deps, listener, [lock], loaded).run()
+    return _Loop(program, files, my_key, deps, code, listener, [lock.fd], loaded).run()
+
+
+def broken_contract(fds: set[int], env: dict[str, str]) -> str | None:
+    """What importing did that a forked run could see (plumbing/forkserver/__init__.py): a thread
+    besides this one, a descriptor left open, a change to the environment."""
+    threads = max(threading.active_count(), thread_count())
+    if threads != 1:
+        return f"{threads} threads after importing"
+    opened = sorted(_open_fds() - fds)
+    if opened:
+        return f"descriptors left open by the imports: {opened}"
+    changed = sorted(k for k in {*env, *os.environ} if env.get(k) != os.environ.get(k))
+    if changed:
+        return f"the imports changed the environment: {changed}"  # names only: values may be secrets
+    return None
+
+
+def _open_fds() -> set[int]:
+    try:
+        return {int(fd) for fd in os.listdir("/proc/self/fd")}  # the listing's own: the same number both times
+    except OSError:
+        return set()
 
 
 class _Loop:
-    def __init__(self, kind: str, files: Files, my_key: str, deps: dict[str, str | None],
-                 listener: socket.socket, keep: list[int], loaded: dict[str, str]) -> None:
-        self.kind, self.files, self.key, self.deps = kind, files, my_key, deps
-        self.listener, self.loaded = listener, loaded
+    def __init__(self, program: Program, files: Files, my_key: str, deps: dict[str, str | None],
+                 code: list[Stamp], listener: socket.socket, keep: list[int], loaded: dict[str, str]) -> None:
+        self.program, self.kind, self.files, self.key, self.deps = program, program.kind, files, my_key, deps
+        self.code, self.listener, self.loaded = code, listener, loaded
         self.ino = os.stat(files.sock).st_ino
         self.wake_r, self.wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self.own_fds = [*keep, self.wake_r, self.wake_w, listener.fileno()]
         self.stop = False
-        self.idle = idle_seconds()
+        self.idle = idle_seconds(program)
         self.last = time.monotonic()
         self.served = 0
 
@@ -162,10 +192,10 @@ class _Loop:
             req, fds = recv(conn)
             op = req.get("op")
             if op == "status":
-                send(conn, {"pid": os.getpid(), "kind": self.kind, "served": self.served, "root": str(install_root()),
+                send(conn, {"pid": os.getpid(), "kind": self.kind, "served": self.served, "root": str(self.program.root),
                             "idle": round(time.monotonic() - self.last, 1), "idle_timeout": self.idle})
             elif op == "stop":
-                send(conn, {"stopped": os.getpid(), "kind": self.kind, "root": str(install_root())})
+                send(conn, {"stopped": os.getpid(), "kind": self.kind, "root": str(self.program.root)})
                 self.stop = True
             elif op == "run":
                 why = self._refusal(req)
@@ -184,6 +214,10 @@ class _Loop:
 
     def _refusal(self, req: dict) -> str | None:
         if req.get("key") != self.key:
+            return "stale"
+        edited = changed(self.code)
+        if edited:
+            _log(f"stale: {edited} changed since it was imported")
             return "stale"
         env = req.get("env")
         if not isinstance(env, dict):
@@ -226,29 +260,6 @@ class _Loop:
                     p.unlink()
                 except OSError:
                     pass
-
-
-def _listen(path: Path) -> socket.socket:
-    """Bind under a temporary name, then rename: a launcher never meets a half-ready socket."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    try:
-        tmp.unlink()
-    except FileNotFoundError:
-        pass
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    with socket_name(tmp) as name:
-        s.bind(name)
-    os.chmod(tmp, 0o600)
-    s.listen(16)
-    os.replace(tmp, path)
-    return s
-
-
-def _os_threads() -> int:
-    try:
-        return len(os.listdir("/proc/self/task"))
-    except OSError:
-        return 1
 
 
 def _reap() -> None:

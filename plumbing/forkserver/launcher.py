@@ -1,15 +1,15 @@
 """The launcher: hand this invocation to the pre-imported process, or say "start cold".
 
-`run(kind, module)` returns the run's exit code, or None when this process must run the
+`run(program)` returns the run's exit code, or None when this process must run the
 program itself (no daemon, a stale one, a refusal, any error): the cold start, which then
-looks and behaves the same. After a cold start `spawn(kind, module)` starts a daemon in the
+looks and behaves the same. After a cold start `spawn(program, env)` starts a daemon in the
 background for the next runs. While the run lives this process forwards the signals it gets
 (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1/2, SIGCONT; SIGTSTP stops the run and then
 itself), and at the end it exits as the run did: the same code, or killed by the same signal.
 
-On by default (Linux); MCP_CHAT_DAEMON=0 turns it off (always cold); MCP_CHAT_RUNTIME_DIR names
-the runtime folder (tests share one); MCP_CHAT_DAEMON_IDLE is the daemon's idle timeout in
-seconds; MCP_CHAT_DAEMON_DEBUG=1 says on stderr why a run starts cold.
+On by default (Linux); `<switch>=0` turns it off (always cold); `<runtime_env>` names the
+runtime folder (tests share one); `<switch>_IDLE` is the daemon's idle timeout in seconds;
+`<switch>_DEBUG=1` says on stderr why a run starts cold (the names: the Program).
 """
 
 from __future__ import annotations
@@ -17,28 +17,26 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import sys
 import time
-from pathlib import Path
 
-from client.core.paths import private_runtime_dir
-from client.engine.flock import held
-from client.engine.launch.key import Files, fixed_env, identity, interpreter_flags, key
-from client.engine.launch.wire import WireError, peer_uid, recv, send, socket_name
+from plumbing.forkserver import Program
+from plumbing.forkserver.envscrub import daemon_env
+from plumbing.forkserver.freshness import Files, identity, interpreter_flags, key
+from plumbing.forkserver.wire import WireError, recv, send
+from plumbing.locks import held
+from plumbing.unixsock import connect
 
 FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGWINCH", "SIGUSR1", "SIGUSR2", "SIGCONT")
 STOPS = ("SIGTSTP", "SIGTTIN", "SIGTTOU")
 SPAWN_PAUSE = 30.0  # seconds between two attempts to start a daemon
 _BOOT = ("import json, sys, time; a = json.loads(sys.argv[1]); sys.path[:] = a['path']; time.sleep(a['delay']); "
          "import importlib; importlib.import_module(a['module']).daemon(a['kind'], a['name'])")
-# never handed to the daemon's own environment (it keeps the first run's, minus these)
-_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE")
 
 
-def enabled(env: dict[str, str] | None = None) -> bool:
+def enabled(program: Program, env: dict[str, str] | None = None) -> bool:
     env = os.environ if env is None else env
-    if env.get("MCP_CHAT_DAEMON", "").strip() == "0":
+    if env.get(program.switch, "").strip() == "0":
         return False
     return (sys.platform.startswith("linux") and hasattr(os, "pidfd_open") and not sys.flags.inspect
             and not ({"importtime", "dev", "tracemalloc"} & set(sys._xoptions)))
@@ -46,7 +44,7 @@ def enabled(env: dict[str, str] | None = None) -> bool:
 
 def search_path() -> list[str]:
     """sys.path as the key sees it: without the script's (or working) folder, which each run
-    checks on its own (client/engine/launch/child.py)."""
+    checks on its own (child.py)."""
     return list(sys.path) if sys.flags.safe_path else list(sys.path[1:])
 
 
@@ -101,27 +99,27 @@ class _Forwarder:
             pass
 
 
-def run(kind: str, module: str) -> int | None:
+def run(program: Program) -> int | None:
     """Serve this invocation from the daemon; None: start cold. Terminal sessions too: the run
     reads and writes the terminal through the descriptors it was given; job control goes
     through this process (SIGTSTP stops the run, then this one; SIGCONT on `fg` resumes both),
     and so do window size changes (SIGWINCH)."""
-    if not enabled():
+    if not enabled(program):
         return None
-    rundir = private_runtime_dir()
+    rundir = program.rundir()
     if rundir is None:
         return None
-    files = Files.of(rundir, kind, identity(kind))
+    files = Files.of(rundir, program.kind, identity(program))
     try:
         sock = connect(files.sock)
     except OSError:
         return None
     fwd = _Forwarder()
     try:
-        from client.engine.launch.child import Refused, snapshot
+        from plumbing.forkserver.child import Refused, snapshot
 
         try:
-            req = {"op": "run", "key": key(kind, search_path()), **snapshot()}
+            req = {"op": "run", "key": key(program, search_path()), **snapshot()}
         except Refused:
             return None
         cwd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -132,7 +130,7 @@ def run(kind: str, module: str) -> int | None:
             os.close(cwd)
         reply, _ = recv(sock)
         if "ok" not in reply:
-            _debug(f"refused: {reply.get('refuse')}")
+            _debug(program, f"refused: {reply.get('refuse')}")
             if reply.get("refuse") == "stale":
                 _mark_stale(files)
             return _cold(fwd)
@@ -153,23 +151,10 @@ def run(kind: str, module: str) -> int | None:
     return int(end.get("exit", 1))
 
 
-def _debug(text: str) -> None:
-    """MCP_CHAT_DAEMON_DEBUG=1: say on stderr why a run starts cold."""
-    if os.environ.get("MCP_CHAT_DAEMON_DEBUG") == "1":
-        os.write(2, f"mcp-chat launcher: {text}\n".encode("utf-8", "replace"))
-
-
-def connect(path: Path) -> socket.socket:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
-    try:
-        with socket_name(path) as name:
-            s.connect(name)
-        if peer_uid(s) != os.geteuid():  # never a process of another user
-            raise PermissionError("peer")
-    except OSError:
-        s.close()
-        raise
-    return s
+def _debug(program: Program, text: str) -> None:
+    """<switch>_DEBUG=1: say on stderr why a run starts cold."""
+    if os.environ.get(f"{program.switch}_DEBUG") == "1":
+        os.write(2, f"{program.app} launcher: {text}\n".encode("utf-8", "replace"))
 
 
 def _cold(fwd: _Forwarder) -> None:
@@ -209,19 +194,20 @@ def _mark_stale(files: Files) -> None:
         pass
 
 
-def spawn(kind: str, module: str, env: dict[str, str], delay: float = 0.0, now: bool = False) -> None:
+def spawn(program: Program, env: dict[str, str], delay: float = 0.0, now: bool = False) -> None:
     """Start a daemon in the background for later runs (after a cold start), unless one runs
     or starts, or one was started within SPAWN_PAUSE seconds (`now`: whatever the pause).
     `env`: the environment this process started with (a cold run may have changed its own
     since). `delay`: seconds the daemon waits before importing (when spawned while the cold run
     still starts)."""
-    if not enabled(env):
+    if not enabled(program, env):
         return
-    rundir = private_runtime_dir()
-    if rundir is None:
+    rundir = program.rundir()
+    clean = daemon_env(env, program.secret_names)
+    if rundir is None or clean is None:
         return
-    name = identity(kind)
-    files = Files.of(rundir, kind, name)
+    name = identity(program)
+    files = Files.of(rundir, program.kind, name)
     try:
         if not now and time.time() - os.stat(files.spawned).st_mtime < SPAWN_PAUSE:
             return
@@ -237,18 +223,14 @@ def spawn(kind: str, module: str, env: dict[str, str], delay: float = 0.0, now: 
         log = os.open(files.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
     except OSError:
         return
-    args = json.dumps({"path": search_path(), "module": module, "kind": kind, "name": name, "delay": delay})
+    args = json.dumps({"path": search_path(), "module": program.module, "kind": program.kind, "name": name,
+                       "delay": delay})
     flags = interpreter_flags()
     try:
-        subprocess.Popen([sys.executable, *flags, "-c", _BOOT, args], cwd="/", env=daemon_env(env),
+        subprocess.Popen([sys.executable, *flags, "-c", _BOOT, args], cwd="/", env=clean,
                          stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True)
     except OSError:
         pass
     finally:
         os.close(log)
 
-
-def daemon_env(env: dict[str, str]) -> dict[str, str]:
-    """The daemon keeps no secret: it serves runs with their own environments."""
-    return {k: v for k, v in env.items()
-            if k in fixed_env(env) or not any(w in k.upper() for w in _SECRET_WORDS)}

@@ -1,4 +1,4 @@
-"""The supervisor between the daemon and a run (client/engine/launch/daemon.py): it waits for the
+"""The supervisor between the daemon and a run (plumbing/forkserver/daemon.py): it waits for the
 run and reports how it ended to the launcher, and kills the run if the launcher vanishes."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import select
 import signal
 import socket
 
-from client.engine.launch.wire import send
+from plumbing.forkserver.wire import send
 
 
 def supervise(conn: socket.socket, pid: int) -> None:
