@@ -233,7 +233,8 @@ class _runtime:
         self.server = LocalServer(base.binary, base.model, base.template, alias=QWEN_CODER_15B.name, ctx=self.ctx,
                                   name="llama-server-locomo", api_key=secrets.token_urlsafe(24)).start()
         await self.server.wait_ready(timeout=600)
-        return Runtime(self.server.base_url, chat_slot=0, api_key=self.server.api_key), QWEN_CODER_15B.name
+        return (Runtime(self.server.base_url, chat_slot=0, api_key=self.server.api_key, uds=self.server.uds),
+                QWEN_CODER_15B.name)
 
     async def __aexit__(self, *exc: object) -> None:
         if self.stub is not None:
