@@ -11,6 +11,7 @@ a summary is due (and the turn that applies it) takes against the median of the 
     python bench/retention_bench.py                    # local model (llama-server), ~30-40 min
     python bench/retention_bench.py --provider stub    # the recording stub: a dry run of the harness
     python bench/retention_bench.py --readme           # also write the table into docs/benchmarks.md
+    python bench/retention_bench.py --langs ko --policies none,summarize --pause 0 --answer-tokens 120 --rotated
 
 The local model must be prepared first (`python scripts/setup_local_model.py`). No MCP tools
 are offered: the test is about context, not search. `SHORT` is the 14-turn version the
@@ -132,6 +133,26 @@ SHORT: dict[str, dict] = {
             "In one sentence, when is a good time for a walk?",
         ],
         "probes": CONVERSATIONS["en"]["probes"],
+    },
+}
+# Other facts, other words (issue 39: rotated facts; a moved appointment said with 미뤘어, a 4th probe):
+# `--rotated` runs these for Korean.
+ROTATED: dict[str, dict] = {
+    "ko": {
+        "turns": [
+            "기억해 줘: 우리 집 햄스터 이름은 감자야.", "파이썬에서 딕셔너리를 정렬하는 방법을 알려줘.",
+            "내 자전거 자물쇠 비밀번호는 5290이야.", "아침에 일찍 일어나는 요령을 몇 가지 알려줘.", "나는 대전 유성구에 살아.",
+            "집에서 할 수 있는 간단한 스트레칭을 추천해 줘.", "나는 단 음식을 좋아하고 가지는 싫어해.", "미용실 예약은 수요일이야.",
+            "무지개가 생기는 이유를 설명해 줘.", "남동생 이름은 도윤이고 다음 주에 군대에 가.", "녹차를 맛있게 우리는 방법을 알려줘.",
+            "아 참, 미용실 예약을 금요일로 미뤘어.", "간단한 아침 메뉴 하나 추천해 줘.", "회의록을 잘 쓰는 요령을 알려줘.",
+            "비 오는 날 기분 전환하는 방법은?", "집중이 잘 되는 음악 장르를 추천해 줘.", "주말에 볼 만한 영화 장르를 추천해 줘.",
+        ],
+        "probes": [
+            ("우리 집 햄스터 이름이 뭐였지? 이름만 답해 줘.", ["감자"]),
+            ("내 자전거 자물쇠 비밀번호가 뭐였지? 숫자만 답해 줘.", ["5290"]),
+            ("미용실 예약이 무슨 요일이지? 요일만 답해 줘.", ["금요일"]),
+            ("내 남동생 이름이 뭐였지? 이름만 답해 줘.", ["도윤"]),
+        ],
     },
 }
 POLICIES = {  # strategy, max_turns, summary_after (the documented defaults)
@@ -346,7 +367,7 @@ async def main_async(args: argparse.Namespace) -> list[Run]:
                     for policy in args.policies.split(","):
                         t0 = time.perf_counter()
                         r = await run_one(s, lang, policy, args.pause, str(Path(tmp) / f"{lang}-{policy}.db"),
-                                          runtime=runtime)
+                                          {**CONVERSATIONS, **ROTATED} if args.rotated else None, runtime=runtime)
                         runs.append(r)
                         print(f"[{lang}/{policy}] {r.recalled}/{r.probes} facts, final request {r.final_tokens} "
                               f"tokens, {time.perf_counter() - t0:.0f}s, turn times "
@@ -381,6 +402,7 @@ def main() -> None:
     ap.add_argument("--answer-tokens", type=int, default=160, help="output limit of one answer")
     ap.add_argument("--readme", action="store_true", help="write the table into docs/benchmarks.md")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the final summaries")
+    ap.add_argument("--rotated", action="store_true", help="Korean: the other facts (ROTATED)")
     args = ap.parse_args()
     started = time.perf_counter()
     load_before = os.getloadavg()[0]

@@ -15,6 +15,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from client.core.config import Settings
 from client.core.context import count_turns, split
+from client.core.context.rolling import SummaryUnusable
 from client.core.context.policy import ContextReport, ContextSettings, hydrate, prepare, report, summary_of, with_strategy
 from client.engine.agent_run import run_agent
 from client.engine.events import Event, Notice, Refused, TurnDone
@@ -150,7 +151,12 @@ class ChatSession:
             yield Notice("nothing_to_compact")
             return
         yield Notice("summarizing", {"n": plan.turns})
-        await self.threads.replace((await self.summaries.roll_now(plan, focus)).messages)
+        try:
+            taken = await self.summaries.roll_now(plan, focus)
+        except SummaryUnusable as e:  # every answer refused: the turns stay as they are, no pair
+            yield Notice("summary_unusable", {"why": ", ".join(e.reasons)}, warning=True)
+            return
+        await self.threads.replace(taken.messages)
         yield Notice("summarized", {"n": plan.turns})
 
     async def current_summary(self) -> str | None:

@@ -26,7 +26,7 @@ from langchain_core.messages import BaseMessage
 
 from client.core.context import split, summary_pair, text_of
 from client.core.context.policy import ContextSettings, prepare
-from client.core.context.rolling import Rolled, roll_summary
+from client.core.context.rolling import Rolled, SummaryUnusable, roll_summary
 from client.core.context.summarize import SummaryPlan, apply_summary
 from client.core.context.turns import with_ids
 from client.core.faults import AuthError, describe, with_retries
@@ -42,7 +42,7 @@ SUMMARY_CHUNK_TOKENS = 6_000  # one summarizer request reads at most this much c
 
 def summary_budget(max_input_tokens: int) -> int:
     """Tokens the running summary may hold before it is compressed."""
-    return max(300, max_input_tokens // 6)
+    return max(300, max_input_tokens // 3)
 
 
 def covered_ids(plan: SummaryPlan) -> list[str]:
@@ -111,7 +111,8 @@ class Summaries:
     async def roll_now(self, plan: SummaryPlan, focus: str | None = None) -> Taken:
         """The context `plan` describes, its span summarized now (a turn waits, or /compact)."""
         rolled = await self.roll(plan, focus)
-        return Taken(with_ids(apply_summary(plan, rolled.text)), rolled, plan.turns)
+        done = rolled.plan(plan)
+        return Taken(with_ids(apply_summary(done, rolled.text)), rolled, done.turns)
 
     # -- before a turn --------------------------------------------------------------
     async def before_turn(self, thread_id: str, working: list[BaseMessage], policy: ContextSettings, *,
@@ -160,7 +161,8 @@ class Summaries:
     async def _summarizing(self, job: Awaitable[Taken | None], announce: int | None,
                            over: bool) -> AsyncIterator[Notice | Taken | None]:
         """Run one summary job: its notices, then the Taken (or nothing: not ready / not fitting),
-        or None when it failed (the turn goes on unsummarized). `announce`: the turns it folds,
+        or None when it failed or every answer was refused (the turn goes on unsummarized, its
+        turns verbatim; never an empty or fallback pair). `announce`: the turns it folds,
         said before waiting."""
         if announce is not None:
             yield Notice("summary_wait" if over else "summarizing", {"n": announce})
@@ -168,6 +170,10 @@ class Summaries:
             taken = await job
         except AuthError:
             raise
+        except SummaryUnusable as e:  # every answer refused: nothing committed, the turns stay verbatim
+            yield Notice("summary_unusable", {"why": ", ".join(e.reasons)}, warning=True)
+            yield None
+            return
         except Exception as e:  # noqa: BLE001 - the turn goes on unsummarized
             yield Notice("summary_failed", {"err": describe(e)}, warning=True)
             yield None
@@ -200,7 +206,8 @@ class Summaries:
         p = self.pending
         if p is None or p.thread_id != thread_id or not p.task.done() or p.task.cancelled() or p.task.exception():
             return None
-        return apply_rolled(messages, p.ids, p.plan.previous_summary, p.task.result().text)
+        rolled = p.task.result()
+        return apply_rolled(messages, covered_ids(rolled.plan(p.plan)), p.plan.previous_summary, rolled.text)
 
     def follow(self, thread_id: str, to: str) -> None:
         """A fork of `thread_id` holding its context continues the session (/fork): the summary
@@ -234,7 +241,8 @@ class Summaries:
             await asyncio.wait([p.task])  # shielded: Ctrl-C cancels the turn, not the summary
         self.pending = None
         rolled = p.task.result()  # raises what the summarizer raised
-        applied = apply_rolled(messages, p.ids, p.plan.previous_summary, rolled.text)
+        done = rolled.plan(p.plan)
+        applied = apply_rolled(messages, covered_ids(done), p.plan.previous_summary, rolled.text)
         if applied is None:
             return None
-        return Taken(with_ids(applied), rolled, p.plan.turns)
+        return Taken(with_ids(applied), rolled, done.turns)

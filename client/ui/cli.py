@@ -1,4 +1,4 @@
-"""mcp-chat: subcommands chat (default), threads, export, delete, completion.
+"""mcp-chat: subcommands chat (default), threads, export, delete, import, completion.
 
 Arguments are parsed before anything heavy is imported, so `--help` and `--version`
 answer at once; each command imports what it needs.
@@ -18,7 +18,7 @@ from client.ui import i18n
 from client.core.config import THREAD_ID_RE, ConfigError, Settings
 from client.ui.options import add_chat_options, add_common_options, add_db_option, resolve, resolve_db, resolve_lang
 from client.ui.i18n import t, tr
-from client.ui import thread_args
+from client.ui import import_command, thread_args
 from client.ui.parser import Parser as _Parser
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir
 from client.ui.trust import load_user_env, run_trust, settle
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from client.engine.providers import Runtime
     from client.engine.store import Store
 
-SUBCOMMANDS = ("chat", "threads", "export", "delete", "fork", "trust", "completion", "daemon", "local")
+SUBCOMMANDS = ("chat", "threads", "export", "delete", "fork", "import", "trust", "completion", "daemon", "local")
 SHELLS = ("bash", "zsh")
 EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
 
@@ -41,6 +41,7 @@ def _commands_epilog() -> str:
         ("mcp-chat export ID [--format md|json]", tr("세션 전체 기록 출력", "print a session's full transcript")),
         ("mcp-chat delete ID", tr("세션 삭제", "delete a session")),
         ("mcp-chat fork ID [--at N] [--name NEW]", tr("처음 N턴으로 새 세션 만들기", "a new session from the first N turns")),
+        ("mcp-chat import FILE", tr("파일(JSON 내보내기, LoCoMo)의 대화를 새 세션으로", "a conversation from a file (JSON export, LoCoMo) as a new session")),
         ("mcp-chat trust [DIR] [--revoke]", tr("폴더의 .env와 checkpoint.db 신뢰 (또는 취소)", "trust a folder's .env and checkpoint.db (or stop)")),
         ("mcp-chat completion bash|zsh", tr("셸 자동 완성 스크립트 출력", "print a shell completion script")),
         ("mcp-chat daemon start|status|stop", tr("미리 적재된 백그라운드 프로세스", "the pre-imported background process")),
@@ -67,6 +68,7 @@ def build_parser(completion: bool = False) -> argparse.ArgumentParser:
     chat.add_argument("question", nargs="?", metavar="QUESTION",
                       help=tr("한 번 답하고 종료 (-p QUESTION 과 같음)", "answer once and exit (the same as -p QUESTION)"))
     th, ex, de, fo = thread_args.add_commands(sub)  # threads, export, delete, fork
+    im = import_command.add_parser(sub)  # with --db and --user
     tr_ = sub.add_parser("trust", prog="mcp-chat trust", help=tr("폴더 신뢰", "trust a folder"),
                          description=tr("폴더의 .env와 ./checkpoint.db를 쓰도록 신뢰합니다 (사용자별로 기억, .env가 바뀌면 다시 물음)",
                                         "let mcp-chat use a folder's .env and ./checkpoint.db (remembered per user; a changed .env asks again)"))
@@ -79,7 +81,7 @@ def build_parser(completion: bool = False) -> argparse.ArgumentParser:
     from client.ui import background
 
     background.add_commands(sub)  # mcp-chat daemon|local status|stop
-    for sp in (th, ex, de, fo, tr_):
+    for sp in (th, ex, de, fo, im, tr_):
         add_common_options(sp)
     return p
 
@@ -219,6 +221,8 @@ def dispatch(args: argparse.Namespace) -> int:
                 raise ConfigError("bad_thread_id")
             return asyncio.run(tc.run_fork(resolve_db(args), args.thread, args.at, args.name))
         return asyncio.run(tc.run_delete(resolve_db(args), args.thread))
+    if args.cmd == "import":
+        return asyncio.run(import_command.dispatch(args, resolve_db(args)))
     if args.cmd == "trust":
         return run_trust(args.dir, args.revoke, args.real_env)
     if args.cmd in ("daemon", "local"):

@@ -22,7 +22,8 @@ KO: dict[str, str] = {
     "summarized": "이전 대화를 요약했습니다 ({n}턴 → 요약 1개).",
     "summary_failed": "경고: 요약 요청이 실패하여 이번 턴은 요약 없이 보냅니다. 다음 턴에 다시 시도합니다. ({err})",
     "summary_wait": "요청 예산을 넘어 이전 대화 요약이 끝나기를 기다립니다...",
-    "summary_rejected": "요약 모델의 답이 쓸 수 없는 형태여서({why}) 버리고, 사용자 발언을 그대로 남겼습니다.",
+    "summary_rejected": "요약 모델의 답이 쓸 수 없는 형태여서({why}) 버리고 한 번 더 요청했습니다.",
+    "summary_unusable": "경고: 요약 모델의 답을 쓸 수 없어({why}) 이번 턴은 이전 턴을 요약 없이 그대로 보냅니다. 다음 턴에 다시 시도합니다.",
     "answer_loop_cut": "답변이 같은 문장을 되풀이하여 반복 부분을 잘라 저장했습니다.",
     "budget_dropped": "토큰 예산을 넘어 오래된 {n}턴을 이번 요청에서 뺐습니다.",
     "too_long": "메시지가 너무 깁니다: 약 {tokens} 토큰으로 요청 예산 {budget} 토큰을 넘습니다. 보내지 않았고 저장하지도 않았습니다.",
@@ -233,7 +234,8 @@ EN: dict[str, str] = {
     "summarized": "Earlier turns summarized ({n} turns -> 1 summary).",
     "summary_failed": "Warning: the summary request failed; this turn goes out unsummarized and the next turn retries. ({err})",
     "summary_wait": "Over the request budget: waiting for the summary of earlier turns...",
-    "summary_rejected": "The summary model's answer was unusable ({why}); it was discarded and the user's statements kept verbatim.",
+    "summary_rejected": "The summary model's answer was unusable ({why}); it was discarded and asked for again.",
+    "summary_unusable": "Warning: the summary model's answers were unusable ({why}); this turn keeps the earlier turns verbatim, and the next turn retries.",
     "answer_loop_cut": "The answer repeated itself; the repetition was cut before it was stored.",
     "budget_dropped": "Over the token budget: left {n} old turns out of this request.",
     "too_long": "Message too long: about {tokens} tokens, over the request budget of {budget}. Not sent, not stored.",
@@ -435,6 +437,7 @@ from client.ui.i18n_slash import EN as _EN_SLASH, KO as _KO_SLASH  # noqa: E402 
 from client.ui.i18n_startup import EN as _EN_START, KO as _KO_START  # noqa: E402 - daemon, local keep-alive
 from client.ui.i18n_picker import EN as _EN_PICK, KO as _KO_PICK  # noqa: E402 - first screen, habits
 from client.ui.i18n_fork import EN as _EN_FORK, KO as _KO_FORK  # noqa: E402 - fork, rewind
+from client.ui.i18n_import import EN as _EN_IMPORT, KO as _KO_IMPORT  # noqa: E402 - mcp-chat import
 
 KO.update(_KO_MCP)
 EN.update(_EN_MCP)
@@ -448,6 +451,8 @@ KO.update(_KO_PICK)
 EN.update(_EN_PICK)
 KO.update(_KO_FORK)
 EN.update(_EN_FORK)
+KO.update(_KO_IMPORT)
+EN.update(_EN_IMPORT)
 TABLES = {"ko": KO, "en": EN}
 _lang = "ko"
 

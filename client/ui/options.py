@@ -97,6 +97,16 @@ def add_db_option(p: argparse.ArgumentParser) -> None:
                            "else $XDG_DATA_HOME/mcp-chat/checkpoint.db)"))
 
 
+def add_user_option(p: argparse.ArgumentParser) -> None:
+    _opt(p, "--user", env="MCP_CHAT_USER", metavar="NAME", help=tr("장기 기억의 주인 (env MCP_CHAT_USER, 기본: OS 사용자)", "owner of long-term memory (env MCP_CHAT_USER, default: the OS user)"))
+
+
+def import_identity(args: argparse.Namespace) -> tuple[str, str]:
+    """`mcp-chat import`: the owner of the new threads and their system prompt (the built-in one,
+    or MCP_CHAT_SYSTEM_PROMPT / MCP_CHAT_APPEND_SYSTEM_PROMPT), as a new chat would have them."""
+    return value(args, "user") or _os_user(), _system_prompt(args, Settings().system_prompt)
+
+
 def add_common_options(p: argparse.ArgumentParser) -> None:
     """--lang and --debug, on every command."""
     _opt(p, "--lang", env="MCP_CHAT_LANG", choices=LANGS, help=tr("UI 언어 (env MCP_CHAT_LANG, 기본 ko)", "UI language (env MCP_CHAT_LANG, default ko)"))
@@ -141,7 +151,7 @@ def add_chat_options(p: argparse.ArgumentParser) -> None:
     _opt(p, "--max-input-tokens", env="MAX_INPUT_TOKENS", type=int, metavar="T",
                    help=tr("요청 하나의 토큰 예산 (env MAX_INPUT_TOKENS; 기본: 모델 창 - 출력 예약)",
                            "token budget of one request (env MAX_INPUT_TOKENS; default: model window minus reserved output)"))
-    _opt(p, "--user", env="MCP_CHAT_USER", metavar="NAME", help=tr("장기 기억의 주인 (env MCP_CHAT_USER, 기본: OS 사용자)", "owner of long-term memory (env MCP_CHAT_USER, default: the OS user)"))
+    add_user_option(p)
     p.add_argument("--no-memory", action="store_true", help=tr("장기 기억을 쓰지 않음", "no long-term memory read or written"))
     p.add_argument("--memory-threshold", type=float, metavar="S",
                    help=tr("장기 기억으로 남길 최소 유용성 점수 (기본 0.5)", "minimum usefulness score kept in memory (default 0.5)"))

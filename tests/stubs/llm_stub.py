@@ -14,8 +14,8 @@ Answers, in order of precedence:
    - memory requests: bullet extraction ("장기 기억 후보") -> `- [turn] <user line>`
      for every user line of 5+ characters (an over-eager extractor), else 없음; scoring ("유용성")
      -> 0.9 for lines with HIGH_VALUE words, 0.2 otherwise.
-   - no `tools` in the body and a system prompt mentioning 요약 -> a summary that
-     lists the first words of each user line it was given ("요약: ...").
+   - no `tools` in the body and a summarizer's system prompt (요약, "You summarize") -> a summary
+     that lists the first words of each user line it was given ("요약: ...").
    - looping model: while `tools` are offered and the turn's user text has "[loop]" (or
      `stub.loop` is set), call web_search again after every result, with new arguments each
      time ("[loop]") or the same ones ("[loop:same]"); without tools, answer as below.
@@ -68,6 +68,11 @@ def is_memory_request(body: dict) -> bool:
     msgs = body.get("messages", [])
     system = _content_text(msgs[0].get("content")) if msgs and msgs[0].get("role") == "system" else ""
     return not body.get("tools") and ("장기 기억 후보" in system or "유용성" in system)
+
+
+def is_summary_system(system: str) -> bool:
+    """A context summary's (or its compression's) system prompt, Korean or English."""
+    return any(k in system for k in ("요약", "You summarize", "Shorten the following summary"))
 
 
 HIGH_VALUE = ("나는", "저는", "내 ", "제 ", "좋아", "싫어", "기억")  # scored 0.9; others 0.2
@@ -199,7 +204,7 @@ class LLMStub:
 
     def summary_requests(self) -> list[dict]:
         """Context-summary requests (not memory ones)."""
-        return [r for r in self.plain_requests() if "요약" in _content_text(r["messages"][0].get("content"))
+        return [r for r in self.plain_requests() if is_summary_system(_content_text(r["messages"][0].get("content")))
                 and "장기 기억" not in _content_text(r["messages"][0].get("content"))]
 
     # -- behaviour ---------------------------------------------------------
@@ -218,12 +223,15 @@ class LLMStub:
         if not body.get("tools") and "유용성" in system:
             items = re.findall(r"^(\d+)\. (.+)$", _content_text(last.get("content")), re.M)
             return {"text": "\n".join(f"{i}: {0.9 if any(k in x for k in HIGH_VALUE) else 0.2}" for i, x in items)}
-        if not body.get("tools") and "요약" in system:
+        if not body.get("tools") and is_summary_system(system):
+            body = _content_text(last.get("content"))
+            convo = re.split(r"\[(?:대화|Conversation)\]\n", body)[-1]
             users = [
                 line.split(":", 1)[1].strip()[:20]
-                for m in msgs[1:]
-                for line in _content_text(m.get("content")).splitlines()
-                if line.startswith("사용자:")
+                for line in convo.splitlines()
+                # the user's lines ("사용자:", "User:", or the user's name when two people talk)
+                if line.startswith(("사용자:", "User:")) or re.match(r"^[A-Z][a-z]{1,20}: ", line) and not line.startswith(
+                    ("Assistant:", "Tool call:", "Tool result"))
             ]
             prev = re.search(r"\[이전 요약\]\n(.*?)\n\n", _content_text(last.get("content")), re.S)
             head = (prev.group(1) + " / ") if prev else ""

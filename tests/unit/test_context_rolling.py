@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from client.core.context.quality import (
@@ -14,7 +15,9 @@ from client.core.context.quality import (
     missing_terms,
     salient_statements,
 )
-from client.core.context.rolling import is_extension, notes_of, roll_summary, section_for
+from client.core.context.rolling import (RETRY_LINE, SUMMARY_TRIES, SummaryUnusable, is_extension, notes_of, roll_summary,
+                                         section_for)
+from client.core.context.budget import estimate_text_tokens
 from client.core.context.summarize import plan_summary
 
 
@@ -72,15 +75,43 @@ def _plan(turns, prev=None):
 
 def test_previous_summary_is_kept_whatever_the_model_answers():
     prev = '- 고양이: 모찌\n- 사용자 발언: "내 사물함 번호는 4817이야."'
-    for answer in ["", "요약. " * 50, "I'm sorry, I can't.", "- 새 내용: 저녁 메뉴 추천"]:
-        async def ask(request, answer=answer):
-            assert "모찌" not in request[-1].content  # the model reads only the new span
-            return answer
-        plan = _plan([turn("나는 부산 해운대에 살아."), turn("저녁 메뉴 추천해 줘")], prev)
-        rolled = run(roll_summary(plan, ask, chunk_tokens=6000, summary_budget=1000))
-        assert rolled.text.startswith(prev)
-        assert "해운대" in rolled.text
-        assert is_extension(prev, rolled.text)
+    plan = _plan([turn("나는 부산 해운대에 살아."), turn("저녁 메뉴 추천해 줘")], prev)
+
+    async def good(request):
+        assert "모찌" not in request[-1].content  # the model reads only the new span
+        return "- 새 내용: 저녁 메뉴 추천"
+
+    rolled = run(roll_summary(plan, good, chunk_tokens=6000, summary_budget=1000))
+    assert rolled.text.startswith(prev) and "해운대" in rolled.text
+    assert is_extension(prev, rolled.text)
+
+
+@pytest.mark.parametrize("answer", ["", "요약. " * 50, "I'm sorry, I can't.", "No prior conversation history to summarize.",
+                                    "이전 대화 내용이 없습니다.", "- 저녁 메뉴를 추천해 줄 수 있어?"])
+def test_an_unusable_answer_is_asked_again_then_the_roll_fails(answer):
+    """Never an empty or fallback pair: asked once more with a reminder, then SummaryUnusable
+    (the caller keeps the turns verbatim)."""
+    seen: list[str] = []
+
+    async def ask(request):
+        seen.append(request[-1].content)
+        return answer
+
+    plan = _plan([turn("나는 부산 해운대에 살아."), turn("저녁 메뉴를 추천해 줄 수 있어?")], "- 고양이: 모찌")
+    with pytest.raises(SummaryUnusable):
+        run(roll_summary(plan, ask, chunk_tokens=6000, summary_budget=1000))
+    assert len(seen) == SUMMARY_TRIES and RETRY_LINE["ko"] in seen[1] and RETRY_LINE["ko"] not in seen[0]
+
+
+def test_a_second_answer_that_is_usable_is_taken():
+    answers = iter(["", "- 부산 해운대에 산다"])
+
+    async def ask(request):
+        return next(answers)
+
+    rolled = run(roll_summary(_plan([turn("나는 부산 해운대에 살아."), turn("고마워")]), ask,
+                              chunk_tokens=6000, summary_budget=1000))
+    assert rolled.text.startswith("- 부산 해운대에 산다") and rolled.rejected == ["empty"]
 
 
 def test_compression_keeps_every_note_and_key_word():
@@ -104,12 +135,26 @@ def test_degenerate_compression_is_refused():
     prev = "\n".join(f"- 줄 {i}: 사용자가 말한 내용" for i in range(60))
 
     async def ask(request):
-        return "반복. " * 80
+        return "반복. " * 80 if "짧게 줄이" in request[0].content else "- 부산에 산다"
 
     plan = _plan([turn("나는 부산에 살아."), turn("하늘은 왜 파래?")], prev)
-    rolled = run(roll_summary(plan, ask, chunk_tokens=6000, summary_budget=100))
+    rolled = run(roll_summary(plan, ask, chunk_tokens=6000, summary_budget=300))  # over budget, under the cap
     assert not rolled.compressed and rolled.text.startswith(prev)
     assert "repetition" in rolled.rejected
+
+
+def test_a_summary_no_compression_could_shrink_is_cut_to_its_cap_oldest_notes_first():
+    """Else the pair would outgrow the request and be dropped whole."""
+    from client.core.context.rolling import bound
+
+    notes = [f'- User said: "I visited city number {i} on a long trip."' for i in range(40)]
+    text = "\n".join(["[Session 1 · 3 May, 2024]", "- Ada adopted a cat named Pixel.", *notes,
+                      '- User said: "Actually the trip moved to June."'])
+    cut = bound(text, 200)
+    assert estimate_text_tokens(cut) <= 200
+    assert cut.startswith("[Session 1 · 3 May, 2024]\n- Ada adopted a cat named Pixel.")  # the header, the model's line
+    assert cut.endswith('"Actually the trip moved to June."') and "number 39" in cut and "number 0 " not in cut
+    assert bound(text, 10_000) == text
 
 
 def test_echoed_questions_are_not_carried_but_facts_are():

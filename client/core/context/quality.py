@@ -20,8 +20,10 @@ _QUOTED = re.compile(r"[\"“'‘「『]([^\"”'’」』]{2,80})[\"”'’」�
 _CAPITALIZED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 _SELF_EN = re.compile(r"\b(I|I'm|I've|I'll|my|me|mine|we|our|us)\b", re.I)
 _SELF_KO = re.compile(r"(^|\s)(나는|난|내가|내\s|나의|저는|전\s|제가|제\s|저의|우리|저희)")
-_CORRECTION = re.compile(r"\b(actually|correction|instead|changed|moved|not anymore|no longer)\b|"
-                         r"(사실은|사실|정정|바뀌|바꿨|변경|옮겨|아니라|말고|취소)", re.I)
+_CORRECTION = re.compile(r"\b(actually|correction|instead|changed|moved|not anymore|no longer|postponed|rescheduled|"
+                         r"pushed back|brought forward|i meant|i was wrong)\b|"
+                         r"(사실은|사실|정정|바뀌|바꿨|변경|옮겨|옮겼|아니라|말고|취소|미뤄|미뤘|미루|연기|당겨|당겼|늦춰|늦췄|"
+                         r"잘못 말|고쳐|고칠게)", re.I)
 _QUESTION_KO = re.compile(r"(까|나요|니|냐|가요|죠|어때|알려\s*줘|뭐야|뭐지|해\s*줘|해\s*주세요)[.?!]*$")
 _KO_PARTICLES = ("에서는", "으로는", "이라고", "에서", "으로", "이야", "예요", "이에요", "입니다", "이고",
                  "은", "는", "이", "가", "을", "를", "에", "의", "도", "야", "로", "와", "과", "랑", "요")
@@ -34,8 +36,14 @@ _REQUEST_EN = re.compile(r"^(please\s+)?(tell|give|show|suggest|explain|write|li
                          r"describe|translate|summari[sz]e|can|could|would|will|what|how|why|when|where|who|"
                          r"which|is|are|do|does|let's|say)\b", re.I)
 _ACK = re.compile(r"^(?:(?:ok|okay|thanks|thank you|great|cool|nice|sure|yes|no|고마워|감사|좋아|알겠어|네|응)[\W\s]*)+$", re.I)
-_REFUSAL = re.compile(r"(I'?m sorry|I apologi[sz]e|I can ?not|I can't|I am unable|as an AI|"
-                      r"죄송|할 수 없|수 없습니다|도와드릴 수 없)", re.I)
+# "no prior history": a summary that says there is nothing to summarize stands for nothing
+_NOTHING = re.compile(r"\b(no|without)\s+(prior|previous|earlier)\s+(history|conversation|context|messages?)\b|"
+                      r"\bnothing\s+to\s+summari[sz]e\b|\bno\s+conversation\s+(was\s+)?(provided|given|to)\b|"
+                      r"(이전|앞선)\s*(대화|기록|내용)(\s*(내용|기록))?(이|가)?\s*없|요약할\s*(대화|내용)(이|가)?\s*없", re.I)
+# a refusal is how an answer starts ("I'm sorry, I can't", "죄송합니다"); "- Ben can't eat coriander",
+# "서준은 고수를 먹을 수 없습니다" are facts (a Korean session's summary was refused twice for one)
+_REFUSAL = re.compile(r"^\W*(I'?m sorry|I apologi[sz]e|I can ?not|I can't|I am unable|as an AI|sorry\b|"
+                      r"죄송|저는 (?:인공지능|AI)|(?:요약|도와|답)[가-힣]* 수 없|할 수 없습니다)", re.I)
 
 
 def detect_lang(texts: Iterable[str]) -> Lang:
@@ -105,9 +113,34 @@ def salient_statements(user_texts: Iterable[str], max_chars: int = 200) -> list[
     return out
 
 
-def missing_terms(statement: str, summary: str) -> list[str]:
-    low = summary.lower()
-    return [t for t in key_terms(statement) if t.lower() not in low]
+def missing_terms(statement: str, summary: str, ignore: Iterable[str] = ()) -> list[str]:
+    """Key words of `statement` the summary lacks (`ignore`: lower-case words that do not count,
+    e.g. the names of the two people talking)."""
+    low, skip = summary.lower(), set(ignore)
+    return [t for t in key_terms(statement) if t.lower() not in low and t.lower() not in skip]
+
+
+_TIME_EN = re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|"
+                      r"may|june|july|august|september|october|november|december|yesterday|tomorrow|tonight|weekend|"
+                      r"(?:last|next|this)\s+(?:week|month|year|night|summer|winter|spring|fall))\b", re.I)
+_TIME_KO = re.compile(r"[월화수목금토일]요일|\d+\s*(?:월|일|년|시)|내일|모레|어제|그제|그저께|주말|"
+                      r"(?:다음|지난|이번)\s*(?:주|달|해)")
+
+
+def value_terms(text: str) -> list[str]:
+    """The words that carry a value: numbers, quoted strings, names, days, dates and times."""
+    return ([*_NUMBER.findall(text), *(q.strip() for q in _QUOTED.findall(text)), *_CAPITALIZED.findall(text),
+             *_TIME_EN.findall(text), *_TIME_KO.findall(text)])
+
+
+def fact_score(sentence: str, people: Iterable[str] = ()) -> int:
+    """How surely a sentence states a fact worth keeping word for word: its values (up to three;
+    the names of the two people talking do not count), a correction, a first-person statement."""
+    skip = set(people)
+    values = {v.lower() for v in value_terms(sentence)}
+    values = {v for v in values if not any(p.startswith(v) for p in skip)}  # "Mel" for Melanie: a greeting
+    self_ = bool(_SELF_EN.search(sentence) or _SELF_KO.search(sentence))
+    return min(len(values), 3) + 2 * is_correction(sentence) + self_
 
 
 # -- degenerate text -----------------------------------------------------------
@@ -156,9 +189,10 @@ def cut_loop(text: str) -> str | None:
 
 
 def degenerate_reason(text: str, *, request_texts: Iterable[str] = ()) -> str | None:
-    """Why a summary must not be stored: empty, a loop, a refusal, or an echo of the request."""
+    """Why a summary must not be stored: empty (or saying there is nothing to summarize), a loop,
+    a refusal, or an echo of the request."""
     t = text.strip()
-    if len(t) < 4:
+    if len(t) < 4 or (len(t) < 200 and _NOTHING.search(t)):
         return "empty"
     if is_loop(t):
         return "repetition"

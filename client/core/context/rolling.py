@@ -4,15 +4,19 @@ The model is asked to summarize only the new span; the previous summary is kept 
 was and the new section is appended. What a small model may drop is put back: every
 salient user sentence of the span (a first-person fact, a number, a name, a quoted
 string, a correction) whose key words the new section lacks is kept verbatim as a note
-line. A degenerate answer (empty, a loop, a refusal, an echo of the request) is refused
-and the notes alone stand for the span. The summary is compressed only when it exceeds
-its own budget, and only into a text that still holds every note and every key word.
+line. A degenerate answer (empty, "no prior history", a loop, a refusal, an echo of the
+request) is refused and asked again once with a reminder; when that one is refused too, the
+roll fails (`SummaryUnusable`): the caller keeps the turns verbatim and tries again later, so
+no empty or notes-only ("fallback") pair is ever committed. The summary is compressed only
+when it exceeds its own budget, and only into a text that still holds every note and every
+key word.
 
 No I/O of its own: `ask` sends one plain (tool-less) request and returns the text.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 from difflib import SequenceMatcher
 from dataclasses import dataclass, field
@@ -21,61 +25,79 @@ from typing import Awaitable, Callable, Sequence
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from client.core.context.budget import estimate_text_tokens
-from client.core.context.quality import (Lang, degenerate_reason, detect_lang, is_correction, is_question, key_terms,
-                                         missing_terms, salient_statements)
-from client.core.context.summarize import SummaryPlan, chunk_turns, span_lang, span_user_texts, summarizer_request
+from client.core.context.quality import (Lang, degenerate_reason, detect_lang, fact_score, is_correction, is_question,
+                                         key_terms, missing_terms, value_terms)
+from client.core.context.notes import (HARD_CAP, NOTE_MIN_TOKENS, NOTE_PREFIX, NOTE_SHARE, PERSON_NOTE,  # noqa: F401
+                                       SUPERSEDED, _NOTE_RE, bound, note_line, notes_of, pick_notes, spoken)
+from client.core.context.speakers import anchor_dates, last_note_date, note_date, participants_of, session_note_of
+from client.core.context.summarize import SummaryPlan, chunk_turns, render_turns, span_lang, summarizer_request
+from client.core.context.turns import text_of
 
 Ask = Callable[[list[BaseMessage]], Awaitable[str]]
 
-NOTE_PREFIX = {"ko": "- 사용자 발언: ", "en": "- User said: "}
-SUPERSEDED = {"ko": "(정정 전 값) ", "en": "(outdated) "}
-_MARKS = "|".join(re.escape(m) for m in SUPERSEDED.values())
-_NOTE_RE = re.compile(rf"^- (?:{_MARKS})?(?:사용자 발언|User said): \"(.*)\"$")
 COMPRESS_PROMPT = {
     "ko": "다음 요약을 더 짧게 줄이세요. 이름, 숫자, 날짜, 장소, 선호, 정정된 값은 모두 그대로 남기고 "
           "중복과 군더더기만 없애세요. 줄인 요약문만 출력하세요.",
     "en": "Shorten the following summary. Keep every name, number, date, place, preference and corrected "
           "value exactly; remove only repetition and filler. Answer with the shortened summary only.",
 }
-FALLBACK_CHARS = 160  # a user message kept when the span has no salient sentence and no usable summary
+SUMMARY_TRIES = 2  # a refused section is asked for once more before the roll fails
+ECHO_HINT = {  # after an answer that copied the conversation's lines back
+    "ko": "(대화 줄을 그대로 옮기지 말고, '- <이름>은 <무엇>을 했다' 꼴의 3인칭 문장으로 새로 쓰세요.)",
+    "en": "(Do not copy the conversation's lines: write new third-person sentences, '- <name> did <what>'.)",
+}
+RETRY_LINE = {
+    "ko": "(위 대화의 사실만 짧은 글머리표 줄로 요약하세요. 대화 내용이 있으니 빈 답이나 거절은 안 됩니다.)",
+    "en": "(Summarize the facts of the conversation above in short bullet lines. There is a conversation above: "
+          "do not answer that there is none, and do not refuse.)",
+}
+
+
+class SummaryUnusable(Exception):
+    """Every answer for a span was refused: nothing is committed, the turns stay verbatim."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        super().__init__(", ".join(reasons))
+        self.reasons = reasons
 
 
 @dataclass
 class Rolled:
     text: str
-    rejected: list[str] = field(default_factory=list)  # reasons model answers were refused
+    rejected: list[str] = field(default_factory=list)  # reasons of refused answers that were asked again
     compressed: bool = False
+    covered: int | None = None  # a span cut short: how many of its turns the text covers (None: all)
 
-
-def note_line(statement: str, lang: Lang) -> str:
-    return f'{NOTE_PREFIX[lang]}"{statement}"'
-
-
-def notes_of(summary: str) -> list[str]:
-    """The verbatim statements held as note lines."""
-    out = []
-    for ln in summary.splitlines():
-        m = _NOTE_RE.match(ln.strip())
-        if m:
-            out.append(m.group(1))
-    return out
+    def plan(self, plan: SummaryPlan) -> SummaryPlan:
+        """`plan` as far as this summary covers it: the turns after a refused span stay verbatim."""
+        if self.covered is None:
+            return plan
+        k = self.covered
+        return SummaryPlan(plan.system, plan.previous_summary, plan.to_summarize[:k], [*plan.to_summarize[k:], *plan.keep])
 
 
 def section_for(span: Sequence[Sequence[BaseMessage]], model_text: str | None, lang: Lang,
-                instructions: str = "") -> str:
-    """The model's section (when usable) plus a note for every salient sentence it dropped.
-    `instructions`: the summarizer's own prompt, whose lines a small model may copy back."""
+                instructions: str = "", names: tuple[str, str] | None = None, when: _dt.date | None = None) -> str:
+    """The span's session note (when it starts a session), the model's section (when usable), and
+    the salient sentences it dropped, verbatim, as many as fit the span's share (the surest facts
+    first: numbers, names, dates, corrections). `instructions`: the summarizer's own prompt, whose
+    lines a small model may copy back. `names`: two people talk, and both speakers' sentences count.
+    `when`: the session's date (its note's, else the last one before it): relative time words get
+    the date they mean."""
     body = _without_questions(model_text or "", instructions)
-    users = span_user_texts(span)
-    # a correction is always kept verbatim and last, so it reads after the value it replaces
-    notes = [s for s in salient_statements(users) if not body or missing_terms(s, body) or is_correction(s)]
-    notes.sort(key=is_correction)  # stable: corrections move to the end, in their order
-    if not (model_text or "").strip() and not notes:  # no usable summary, nothing salient: keep each message's gist
-        notes = [u.strip()[:FALLBACK_CHARS] for u in users if u.strip()]
-    lines = [body] if body else []
-    noted = "\n".join(note_line(n.replace('"', "'"), lang) for n in notes)
-    lines += [mark_superseded(noted, [n for n in notes if is_correction(n)], lang, notes_only=True)] if notes else []
-    return "\n".join(lines)
+    header = next((session_note_of(text_of(t[0])) for t in span[:1] if t and isinstance(t[0], HumanMessage)), None)
+    said = spoken(span, names)
+    people = {n.lower() for n in names or ()}
+    candidates = [(who, st) for who, st in said if not body or missing_terms(st, body, people) or is_correction(st)]
+    cap = max(NOTE_MIN_TOKENS, int(NOTE_SHARE * estimate_text_tokens(render_turns(span, lang, names))))
+    if names:  # a chat between two people: a sentence without a value is talk, not a fact to keep verbatim
+        candidates = [(who, st) for who, st in candidates if fact_score(st, people) > 0]
+    notes = pick_notes(candidates, cap, lang, people)
+    lines = ([header] if header and header not in body else []) + ([body] if body else [])
+    noted = "\n".join(note_line(st.replace('"', "'"), lang, who) for who, st in notes)
+    corrections = [st for _, st in notes if is_correction(st)]
+    lines += [mark_superseded(noted, corrections, lang, notes_only=True)] if notes else []
+    return anchor_dates("\n".join(lines), note_date(header) or when)
 
 
 _DIGIT = re.compile(r"\d")
@@ -124,11 +146,14 @@ def echoes(line: str, instructions: str, share: float = 0.7, run: int = 8) -> bo
 def mark_superseded(summary: str, corrections: list[str], lang: Lang, *, notes_only: bool = False) -> str:
     """Lines about what a correction changed ("- Dentist on Tuesday", then "Actually, it moved
     to Thursday") are marked as outdated, not dropped: a small model otherwise answers with
-    the first value it reads. Corrections themselves are never marked. `notes_only`: leave
-    model-written lines alone (in the correction's own span they may state the new value)."""
+    the first value it reads. A line is about what the correction changed when it shares two key
+    words with it, holds a value (a number, a name, a day or date) and the correction brings a
+    value it does not hold (the new one).
+    Corrections themselves are never marked. `notes_only`: leave model-written lines alone (in
+    the correction's own span they may state the new value)."""
     if not corrections:
         return summary
-    subjects = [{t.lower() for t in key_terms(c)} for c in corrections]
+    subjects = [({t.lower() for t in key_terms(c)}, {v.lower() for v in value_terms(c)}) for c in corrections]
     out = []
     for ln in summary.splitlines():
         s = ln.strip()
@@ -136,8 +161,10 @@ def mark_superseded(summary: str, corrections: list[str], lang: Lang, *, notes_o
         note = _NOTE_RE.match(s)
         said = note.group(1) if note else s  # a note is judged by the user's words alone
         words = {t.lower() for t in key_terms(said)}
+        values = {v.lower() for v in value_terms(said)}
         if (s and (note or not notes_only) and not is_correction(said)
-                and not bare.startswith(tuple(SUPERSEDED.values())) and any(len(words & subj) >= 2 for subj in subjects)):
+                and not bare.startswith(tuple(SUPERSEDED.values()))
+                and any(len(words & subj) >= 2 and values and vals - values for subj, vals in subjects)):
             ln = s[: len(s) - len(bare)] + SUPERSEDED[lang] + bare
         out.append(ln)
     return "\n".join(out)
@@ -173,25 +200,57 @@ def merge_back(compressed: str, original: str) -> str:
 async def roll_summary(
     plan: SummaryPlan, ask: Ask, *, chunk_tokens: int, summary_budget: int, focus: str | None = None
 ) -> Rolled:
-    """The previous summary extended by the planned span, compressed only when over budget."""
+    """The previous summary extended by the planned span, compressed only when over budget. A
+    chunk whose every answer is refused ends the roll there: the chunks before it are the summary
+    (`Rolled.covered`), it and the rest stay verbatim; refused at the first chunk, nothing is."""
     summary = (plan.previous_summary or "").strip()
     rejected: list[str] = []
     lang = span_lang(plan.to_summarize)
+    names = participants_of(text_of(plan.system)) if plan.system is not None else None
+    covered = 0  # turns of the span folded so far (a preamble counts as one)
     for chunk in chunk_turns(plan.to_summarize, chunk_tokens):
-        request = summarizer_request(None, chunk, focus, lang)
-        text = (await ask(request)).strip()
-        reason = degenerate_reason(text, request_texts=[text_of_request(request)])
-        if reason:
-            rejected.append(reason)
-            text = ""
-        section = section_for(chunk, text, lang, str(request[0].content))
-        corrections = [u for u in salient_statements(span_user_texts(chunk)) if is_correction(u)]
+        request = summarizer_request(None, chunk, focus, lang, names)
+        try:
+            text = await _usable_answer(request, ask, lang, rejected)
+        except SummaryUnusable as e:
+            if not covered:
+                raise
+            rejected.extend(e.reasons)  # what came before stands; this chunk and the rest stay verbatim
+            break
+        covered += len(chunk)
+        section = section_for(chunk, text, lang, str(request[0].content), names, last_note_date(summary))
+        corrections = [st for _, st in spoken(chunk, names) if is_correction(st)]
         summary = mark_superseded(summary, corrections, lang)  # the section marks its own notes
         summary = f"{summary}\n{section}".strip() if summary else section
     compressed = False
     if estimate_text_tokens(summary) > summary_budget:
         summary, compressed = await _compress(summary, ask, lang, rejected)
-    return Rolled(summary, rejected, compressed)
+    summary = bound(summary, HARD_CAP * summary_budget)
+    if not summary.strip():
+        raise SummaryUnusable(rejected or ["empty"])
+    return Rolled(summary, rejected, compressed, covered if covered < len(plan.to_summarize) else None)
+
+
+async def _usable_answer(request: list[BaseMessage], ask: Ask, lang: Lang, rejected: list[str]) -> str:
+    """The model's section for one span: asked again (with a reminder) when refused; raises
+    SummaryUnusable when no answer is usable. An answer left with no line once echoed
+    questions and instructions are taken out counts as empty."""
+    reasons: list[str] = []
+    instructions = str(request[0].content)
+    for attempt in range(SUMMARY_TRIES):
+        if attempt:
+            last = request[-1]
+            hint = f" {ECHO_HINT[lang]}" if reasons[-1] == "echo" else ""
+            request = [*request[:-1], HumanMessage(content=f"{text_of_request([last])}\n\n{RETRY_LINE[lang]}{hint}")]
+        text = (await ask(request)).strip()
+        reason = degenerate_reason(text, request_texts=[text_of_request(request)])
+        if reason is None and not _without_questions(text, instructions):
+            reason = "empty"
+        if reason is None:
+            rejected.extend(reasons)
+            return text
+        reasons.append(reason)
+    raise SummaryUnusable(reasons)
 
 
 def text_of_request(request: list[BaseMessage]) -> str:

@@ -13,6 +13,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from client.core.context.budget import estimate_text_tokens
 from client.core.context.quality import Lang, detect_lang
+from client.core.context.speakers import session_note_of
 from client.core.context.turns import Split, split, summary_pair, text_of
 
 SUMMARY_SYSTEM_PROMPT = (
@@ -32,6 +33,22 @@ SUMMARY_SYSTEM_PROMPT_EN = (
     "Skip greetings and small talk. Do not restate the assistant's general explanations, advice or how-tos "
     "(e.g. how to sort a list); at most name the topic in a few words. If a previous summary is given, merge it in. "
     "Answer with a few short bullet lines and nothing else."
+)
+# two people (an imported conversation, client/core/context/speakers.py): both speakers' words are facts
+PEOPLE_PROMPT = (
+    "당신은 두 사람, {a}(사용자)와 {b}(어시스턴트)의 대화 한 부분을 요약합니다. 나중에 이 대화에 대한 질문에 답할 수 있도록 "
+    "한국어로 짧은 글머리표 8줄 이내로 쓰고, 각 줄은 그 일의 주인공 이름으로 시작하세요.\n"
+    "반드시 남길 것: 각자 한 일과 겪은 일, 계획, 일이 있었던 날짜나 때, 사람·반려동물·장소의 이름, 숫자, 좋아하는 것과 싫어하는 것, "
+    "중요한 일에 대한 생각, 정정된 내용(바뀐 뒤의 값).\n인사, 감사, 칭찬, 맞장구는 생략하세요. 요약문만 출력하세요."
+)
+PEOPLE_PROMPT_EN = (
+    "You summarize one part of a conversation between two people, {a} (the user) and {b} (the assistant), so that "
+    "questions about it can be answered later. Write in English: at most 8 short bullet lines, each starting with the "
+    "name of the person it is about.\n"
+    "Always keep: what each of them did or went through, plans, when things happened (dates, days, 'last week'), "
+    "names of people, pets and places, numbers, likes and dislikes, what they think of important events, and "
+    "corrections (the value after the change).\nSkip greetings, thanks, compliments and agreement. "
+    "Answer with the bullet lines only."
 )
 FOCUS_LINE = "특히 다음 내용을 중심으로 남기세요: {focus}"
 FOCUS_LINE_EN = "Above all keep: {focus}"
@@ -87,8 +104,12 @@ def apply_summary(plan: SummaryPlan, summary_text: str) -> list[BaseMessage]:
     return out.join()
 
 
-def render_message(m: BaseMessage, lang: Lang = "ko") -> str:
-    lb = LABELS[lang]
+def render_message(m: BaseMessage, lang: Lang = "ko", names: tuple[str, str] | None = None) -> str:
+    """One message as the summarizer reads it; `names`: the two people speaking (user, assistant),
+    whose names replace the labels."""
+    lb = dict(LABELS[lang])
+    if names:
+        lb["user"], lb["assistant"] = names
     if isinstance(m, HumanMessage):
         return f"{lb['user']}: {text_of(m)}"
     if isinstance(m, ToolMessage):
@@ -110,10 +131,10 @@ def render_message(m: BaseMessage, lang: Lang = "ko") -> str:
     return text_of(m)
 
 
-def render_turns(turns: Sequence[Sequence[BaseMessage]], lang: Lang = "ko") -> str:
+def render_turns(turns: Sequence[Sequence[BaseMessage]], lang: Lang = "ko", names: tuple[str, str] | None = None) -> str:
     blocks = []
     for t in turns:
-        blocks.append("\n".join(r for r in (render_message(m, lang) for m in t) if r))
+        blocks.append("\n".join(r for r in (render_message(m, lang, names) for m in t) if r))
     return "\n\n".join(blocks)
 
 
@@ -126,20 +147,25 @@ def span_lang(turns: Sequence[Sequence[BaseMessage]]) -> Lang:
     return detect_lang(span_user_texts(turns))
 
 
+def starts_session(turn: Sequence[BaseMessage]) -> bool:
+    return bool(turn) and isinstance(turn[0], HumanMessage) and session_note_of(text_of(turn[0])) is not None
+
+
 def chunk_turns(
     turns: Sequence[Sequence[BaseMessage]], max_tokens: int
 ) -> list[list[Sequence[BaseMessage]]]:
     """Group whole turns into chunks whose rendered text fits `max_tokens`.
 
     A single turn larger than the limit is its own chunk (its tool results are
-    already cut to a preview when rendered).
+    already cut to a preview when rendered). A turn that starts a session (an imported
+    conversation's dated note) starts a chunk: one summary section per session, under its date.
     """
     chunks: list[list[Sequence[BaseMessage]]] = []
     current: list[Sequence[BaseMessage]] = []
     used = 0
     for t in turns:
         cost = estimate_text_tokens(render_turns([t]))
-        if current and used + cost > max_tokens:
+        if current and (used + cost > max_tokens or starts_session(t)):
             chunks.append(current)
             current, used = [], 0
         current.append(t)
@@ -151,7 +177,7 @@ def chunk_turns(
 
 def summarizer_request(
     previous_summary: str | None, turns: Sequence[Sequence[BaseMessage]], focus: str | None = None,
-    lang: Lang | None = None,
+    lang: Lang | None = None, names: tuple[str, str] | None = None,
 ) -> list[BaseMessage]:
     """The plain, tool-less request that asks for a summary, in the conversation's language.
 
@@ -160,10 +186,12 @@ def summarizer_request(
     lang = lang or span_lang(turns)
     lb = LABELS[lang]
     system = SUMMARY_SYSTEM_PROMPT if lang == "ko" else SUMMARY_SYSTEM_PROMPT_EN
+    if names:
+        system = (PEOPLE_PROMPT if lang == "ko" else PEOPLE_PROMPT_EN).format(a=names[0], b=names[1])
     if focus:
         system += "\n" + (FOCUS_LINE if lang == "ko" else FOCUS_LINE_EN).format(focus=focus)
     body = ""
     if previous_summary:
         body += f"{lb['previous']}\n{previous_summary}\n\n"
-    body += f"{lb['conversation']}\n{render_turns(turns, lang)}"
+    body += f"{lb['conversation']}\n{render_turns(turns, lang, names)}"
     return [SystemMessage(content=system), HumanMessage(content=body)]
