@@ -81,6 +81,16 @@ def test_resume_a_copy_with_fork(chat, llm):
     assert copy != "base"
     listing = {ln.split("\t")[0]: ln.split("\t") for ln in chat.sub("threads").out.splitlines()}
     assert listing["base"][1] == "1" and listing[copy][1] == "2"
+    r = chat("--thread", "base", "--fork-session", "--context", "none", "-p", "스크립트의 질문")  # the other name, with -p
+    assert r.code == 0, r.err
+    assert last_users(llm) == ["첫 질문", "스크립트의 질문"]
+    script = next(ln for ln in r.err.splitlines() if "현재 세션 ID:" in ln).split(":", 1)[1].strip()
+    r = chat("-c", "--fork", "--context", "none", input="최근 것의 질문\n")  # the latest: the -p copy
+    assert r.code == 0, r.err
+    assert last_users(llm) == ["첫 질문", "스크립트의 질문", "최근 것의 질문"]
+    listing = {ln.split("\t")[0]: ln.split("\t") for ln in chat.sub("threads").out.splitlines()}
+    assert listing["base"][1] == "1" and listing[script][1] == "2" and len(listing) == 4  # base and three copies
     sent = len(llm.requests)
-    bad = chat("--fork", input="x\n")  # a copy of which session?
-    assert bad.code == 2 and "--fork" in bad.error_line() and len(llm.requests) == sent
+    for args in (["--fork"], ["--new", "--fork-session"]):  # a copy of which session?
+        bad = chat(*args, input="x\n")
+        assert bad.code == 2 and "--fork" in bad.error_line() and len(llm.requests) == sent, args
