@@ -94,3 +94,20 @@ def test_resume_a_copy_with_fork(chat, llm):
     for args in (["--fork"], ["--new", "--fork-session"]):  # a copy of which session?
         bad = chat(*args, input="x\n")
         assert bad.code == 2 and "--fork" in bad.error_line() and len(llm.requests) == sent, args
+
+
+def test_fork_goes_on_with_the_sessions_model_and_context_policy(chat, llm):
+    """/fork copies the thread; the session's own settings, switched with /model and /context, stay in
+    force in the fork: its next request names the new model and holds only the turns trim keeps."""
+    llm.models = ["HCX-005", "HCX-003"]
+    r = chat("--thread", "base", "--context", "none", "--max-turns", "1", "--no-memory",
+             input="첫 질문\n둘째 질문\n/model HCX-003\n/context trim\n/fork\n포크의 질문\n")
+    assert r.code == 0, r.err
+    fork = next(ln for ln in r.err.splitlines()[::-1] if "현재 세션 ID:" in ln).split(":", 1)[1].strip()
+    assert fork != "base"
+    first, second, in_fork = llm.chat_requests()
+    assert first["model"] == second["model"] == "HCX-005" and user_texts(second) == ["첫 질문", "둘째 질문"]
+    assert in_fork["model"] == "HCX-003"
+    assert user_texts(in_fork) == ["둘째 질문", "포크의 질문"]  # trim, one turn kept; not none's all
+    doc = json.loads(chat.sub("export", fork, "--format", "json").out)
+    assert [m["content"] for m in doc["messages"] if m["role"] == "user"] == ["첫 질문", "둘째 질문", "포크의 질문"]
