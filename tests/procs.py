@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -21,3 +22,26 @@ def alive(pid: int) -> bool:
         if state not in ("Z", "X"):
             return True
     return False
+
+
+def holding(f) -> set[int]:
+    """The other processes that have the pipe (or file) of `f`, a file object of this process,
+    open: e.g. a launcher's stdout is also the stdout of the run the pre-imported daemon forked
+    for it (plumbing/forkserver), which a test cannot see otherwise."""
+    target = os.readlink(f"/proc/self/fd/{f.fileno()}")
+    found: set[int] = set()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            fds = list((proc / "fd").iterdir())
+        except OSError:
+            continue  # gone, or not ours
+        for fd in fds:
+            try:
+                if os.readlink(fd) == target:
+                    found.add(int(proc.name))
+                    break
+            except OSError:
+                continue
+    return found

@@ -8,6 +8,7 @@ Output is a stream of typed events (client/engine/events.py); rendering is someo
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from typing import AsyncIterator
 
@@ -42,7 +43,7 @@ class ChatSession:
         self.memory = memory  # the user's long-term memory (/memory lists and forgets); None: off
         self.context: ContextSettings = s.context  # /context switches it for the session
         self.summaries = Summaries(models)
-        self.threads = Threads(store, models, s.user, self.new_system_prompt, s.system_prompt)
+        self.threads = Threads(store, models, s.user, self.new_system_prompt, s.system_prompt, folding=self._folding)
         self.next_turn = NextTurn(self.summaries, self.threads, warm=models.current.provider.prompt_cache)
         self.warmer = self.next_turn.warmer
         self.memory_passes = SessionMemory(memory, models, lambda: self.thread_id,
@@ -68,6 +69,10 @@ class ChatSession:
         return f"{base}\n\n{section}" if section else base
 
     # -- memory (client/engine/memory/session.py); None / nothing when memory is off ----------
+    def _folding(self, thread_id: str) -> bool:
+        """A memory pass of the thread is under way (it keeps the thread claimed till it ends)."""
+        return self.memory_passes is not None and self.memory_passes.worker.folding(thread_id)
+
     async def end(self) -> MemoryStatus | None:
         """The thread ends (exit, /new, /resume elsewhere, /end): its memory pass starts. A thread
         left without a turn is not kept (Threads.drop_if_empty)."""
@@ -101,9 +106,14 @@ class ChatSession:
         return new
 
     async def rewind(self, n: int = 1) -> Rewound:
-        """/rewind: the last `n` turns leave what the model sees next, kept in a thread of their own."""
-        self.summaries.cancel()  # made for the context being cut back
-        return await self.threads.rewind(n)
+        """/rewind: the last `n` turns leave what the model sees next, kept in a thread of their own.
+        A memory pass of this thread under way (started by the last answer) ends first: what it
+        folds of the rewound turns then moves with them, and its watermark is not written over the
+        cut-back thread's."""
+        mp = self.memory_passes
+        async with mp.worker.paused(self.thread_id) if mp else contextlib.nullcontext():
+            self.summaries.cancel()  # made for the context being cut back
+            return await self.threads.rewind(n)
 
     # -- a turn --------------------------------------------------------------
     async def turn(self, text: str, *, force_summary: bool = False, focus: str | None = None) -> AsyncIterator[Event]:

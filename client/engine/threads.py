@@ -53,8 +53,11 @@ class Threads:
     """One open thread at a time (claimed in the store), and the store's other threads."""
 
     def __init__(self, store: ThreadStore, models: Models, user: str, system_prompt: Callable[[], Awaitable[str]],
-                 base_prompt: str) -> None:
+                 base_prompt: str, folding: Callable[[str], bool] = lambda _: False) -> None:
+        """`folding(id)`: a memory pass of that thread is under way; leaving the thread, its claim
+        stays with the pass, which lets it go when it ends (client/engine/memory/background.py)."""
         self.store = store
+        self.folding = folding
         self.models = models  # the agent reads and writes the checkpointer's state
         self.user = user
         self.system_prompt = system_prompt  # a new thread's: the base prompt, plus memory
@@ -67,14 +70,15 @@ class Threads:
 
     async def open(self, thread_id: str | None) -> bool:
         """Select a thread; returns True when it already existed. The thread stays
-        claimed (store.lock_thread) until another is opened or the store closes;
-        one open in another client raises StoreError("thread_busy")."""
+        claimed (store.lock_thread) until another is opened (or, when its memory pass is under
+        way, until that ends) or the store closes; one open in another client raises
+        StoreError("thread_busy")."""
         new_id = thread_id or uuid.uuid4().hex
         state = await self.state(new_id)  # a tampered checkpoint is refused now, nothing switched
         if new_id != self.id:
             if not await self.store.lock_thread(new_id):
                 raise StoreError("thread_busy", id=new_id)
-            if self.id:
+            if self.id and not self.folding(self.id):
                 await self.store.unlock_thread(self.id)
         self.id = new_id
         info = await self.store.get_thread(self.id)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 
 import pytest
 
@@ -167,6 +168,102 @@ async def test_memory_counts_once_across_a_fork_and_either_delete(db_url, llm, s
     await s.open(None)
     await s.threads.delete(fork)
     assert await bullets() == []
+
+
+async def memory_request_sent(llm, before: int) -> None:
+    """The sign: a memory pass's extraction request has reached the model (the pass is under way)."""
+    for _ in range(1000):
+        if len(llm.memory_requests()) > before:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("no memory request")
+
+
+async def test_a_rewind_while_the_threads_memory_pass_runs_waits_for_it_and_memory_counts_once(db_url, llm, sessions):
+    """At a terminal the memory pass runs right after an answer in which the user said something about
+    themselves. A /rewind of that turn while the pass waits for its extraction waits for the pass:
+    what the rewound turn gave memory goes with it to the thread keeping it (deleting that thread
+    deletes it), and the thread cut back folds its next turn."""
+    s = await sessions.open(settings(db_url, llm, interactive=True), memory_user="kim")
+    worker = s.memory_passes.worker
+    await s.open("t")
+    for text in ("오늘 날씨 어때?", "파이썬 예제 보여 줘"):  # nothing about the user: no pass
+        await run_turn(s, text)
+    assert not worker.busy and await s.store.memory_turn("t") == 0
+    answer = threading.Event()
+    llm.push({"for": "memory", "hold": answer, "text": "- [3] 사용자는 채식주의자이다"})
+    await run_turn(s, "나는 채식주의자야")
+    await memory_request_sent(llm, 0)
+    rewinding = asyncio.create_task(s.rewind(1))
+    await asyncio.sleep(0.3)
+    assert not rewinding.done()  # it waits for the pass of the turn it takes back
+    answer.set()
+    done = await rewinding
+    backup = done.backup
+    assert await worker.drain(30)  # nothing of the pass is left to write
+    veg = [b for b in await s.store.memory_list("kim") if "채식" in b.text]
+    assert veg and all(b.thread_id == backup for b in veg)  # the rewound turn's items went with it
+    assert await s.store.memory_turn("t") == 2 and await s.store.memory_turn(backup) == 3
+    assert backup not in await s.store.memory_pending("kim")  # turn 3 is folded once, not again
+    await run_turn(s, "나는 부산에 살아")  # turn 3 of "t" now: its pass folds it
+    assert await worker.drain(30)
+    assert await s.store.memory_turn("t") == 3
+    assert any("부산" in b.text and b.thread_id == "t" for b in await s.store.memory_list("kim"))
+    await s.threads.delete(backup)
+    left = await s.store.memory_list("kim")
+    assert not any("채식" in b.text for b in left) and any("부산" in b.text for b in left)
+
+
+async def test_a_fork_while_the_threads_memory_pass_runs_leaves_the_turns_to_the_source(db_url, llm, sessions):
+    """/fork right after an answer whose memory pass is still under way: the fork changes nothing the
+    pass reads, so the pass folds the copied turn for the source (once), the fork folds only its own,
+    and the source stays claimed until the pass ends although the session went on in the fork."""
+    s = await sessions.open(settings(db_url, llm, interactive=True), memory_user="kim")
+    worker = s.memory_passes.worker
+    await s.open("src")
+    answer = threading.Event()
+    llm.push({"for": "memory", "hold": answer, "text": "- [1] 사용자는 채식주의자이다"})
+    await run_turn(s, "나는 채식주의자야")
+    await memory_request_sent(llm, 0)
+    fork = await s.fork()
+    await s.open(fork)  # as /fork does
+    assert s.store.holds_thread("src")  # no other client takes it while the pass may still write
+    answer.set()
+    assert await worker.drain(30)
+    assert not s.store.holds_thread("src")  # and let go when it ended
+    veg = [b for b in await s.store.memory_list("kim") if "채식" in b.text]
+    assert veg and all(b.thread_id == "src" for b in veg)
+    assert (await s.store.memory_turn("src"), await s.store.memory_turn(fork)) == (1, 1)
+    asked = len(llm.memory_requests())
+    await run_turn(s, "나는 부산에 살아")
+    assert await worker.drain(30)
+    assert all("채식" not in json.dumps(q, ensure_ascii=False) for q in llm.memory_requests()[asked:])
+    assert any("부산" in b.text and b.thread_id == fork for b in await s.store.memory_list("kim"))
+    assert len([b for b in await s.store.memory_list("kim") if "채식" in b.text]) == len(veg)  # not doubled
+
+
+async def test_a_thread_deleted_while_its_memory_pass_runs_keeps_nothing_of_that_pass(db_url, llm, sessions):
+    """The pass of a thread the user deletes meanwhile (here after /fork, from the fork) writes
+    nothing: the fork, which still holds the turn, folds it, once."""
+    s = await sessions.open(settings(db_url, llm, interactive=True), memory_user="kim")
+    worker = s.memory_passes.worker
+    await s.open("src")
+    answer = threading.Event()
+    llm.push({"for": "memory", "hold": answer, "text": "- [1] 사용자는 채식주의자이다"})
+    await run_turn(s, "나는 채식주의자야")
+    await memory_request_sent(llm, 0)
+    fork = await s.fork()
+    await s.open(fork)
+    await s.threads.delete("src")
+    answer.set()
+    assert await worker.drain(30)
+    assert await s.store.memory_list("kim") == []  # nothing for a thread that is gone
+    assert fork in await s.store.memory_pending("kim")  # the turn is the fork's to fold now
+    await run_turn(s, "나는 부산에 살아")
+    assert await worker.drain(30)
+    got = sorted((b.text, b.thread_id) for b in await s.store.memory_list("kim"))
+    assert [tid for _, tid in got] == [fork] * len(got)
+    assert len([t for t, _ in got if "채식" in t]) == 1 and any("부산" in t for t, _ in got)
 
 
 async def test_deleting_a_fork_leaves_its_sources_memory(db_url, llm, sessions):

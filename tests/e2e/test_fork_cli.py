@@ -81,6 +81,33 @@ def test_resume_a_copy_with_fork(chat, llm):
     assert copy != "base"
     listing = {ln.split("\t")[0]: ln.split("\t") for ln in chat.sub("threads").out.splitlines()}
     assert listing["base"][1] == "1" and listing[copy][1] == "2"
+    r = chat("--thread", "base", "--fork-session", "--context", "none", "-p", "스크립트의 질문")  # the other name, with -p
+    assert r.code == 0, r.err
+    assert last_users(llm) == ["첫 질문", "스크립트의 질문"]
+    script = next(ln for ln in r.err.splitlines() if "현재 세션 ID:" in ln).split(":", 1)[1].strip()
+    r = chat("-c", "--fork", "--context", "none", input="최근 것의 질문\n")  # the latest: the -p copy
+    assert r.code == 0, r.err
+    assert last_users(llm) == ["첫 질문", "스크립트의 질문", "최근 것의 질문"]
+    listing = {ln.split("\t")[0]: ln.split("\t") for ln in chat.sub("threads").out.splitlines()}
+    assert listing["base"][1] == "1" and listing[script][1] == "2" and len(listing) == 4  # base and three copies
     sent = len(llm.requests)
-    bad = chat("--fork", input="x\n")  # a copy of which session?
-    assert bad.code == 2 and "--fork" in bad.error_line() and len(llm.requests) == sent
+    for args in (["--fork"], ["--new", "--fork-session"]):  # a copy of which session?
+        bad = chat(*args, input="x\n")
+        assert bad.code == 2 and "--fork" in bad.error_line() and len(llm.requests) == sent, args
+
+
+def test_fork_goes_on_with_the_sessions_model_and_context_policy(chat, llm):
+    """/fork copies the thread; the session's own settings, switched with /model and /context, stay in
+    force in the fork: its next request names the new model and holds only the turns trim keeps."""
+    llm.models = ["HCX-005", "HCX-003"]
+    r = chat("--thread", "base", "--context", "none", "--max-turns", "1", "--no-memory",
+             input="첫 질문\n둘째 질문\n/model HCX-003\n/context trim\n/fork\n포크의 질문\n")
+    assert r.code == 0, r.err
+    fork = next(ln for ln in r.err.splitlines()[::-1] if "현재 세션 ID:" in ln).split(":", 1)[1].strip()
+    assert fork != "base"
+    first, second, in_fork = llm.chat_requests()
+    assert first["model"] == second["model"] == "HCX-005" and user_texts(second) == ["첫 질문", "둘째 질문"]
+    assert in_fork["model"] == "HCX-003"
+    assert user_texts(in_fork) == ["둘째 질문", "포크의 질문"]  # trim, one turn kept; not none's all
+    doc = json.loads(chat.sub("export", fork, "--format", "json").out)
+    assert [m["content"] for m in doc["messages"] if m["role"] == "user"] == ["첫 질문", "둘째 질문", "포크의 질문"]

@@ -13,6 +13,7 @@ import pytest
 
 from tests.backends import is_pg
 from tests.conftest import user_texts
+from tests.procs import alive, holding
 
 pytestmark = pytest.mark.storage  # thread locks across clients: both backends
 
@@ -88,10 +89,15 @@ def test_a_second_client_sends_nothing_and_a_killed_holder_keeps_nothing(chat, l
     f = chat.sub("fork", "kept")
     assert f.code == 1 and BUSY in f.error_line() and f.out == ""
     assert len(llm.requests) == sent  # nothing reached the model
-    holder.kill()  # SIGKILL: no clean-up code runs
+    assert holder.stdout is not None
+    runs = holding(holder.stdout)  # the launcher, and the run the pre-imported daemon forked for it
+    holder.kill()  # SIGKILL: no clean-up code runs (the run's supervisor SIGKILLs it, asynchronously)
     holder.wait(timeout=30)
-    if is_pg(chat.db):  # the sign: the server saw the connection close (the kernel closed it at once)
+    _wait(lambda: not any(alive(pid) for pid in runs), timeout=30)  # the sign: every process of it is gone
+    if is_pg(chat.db):  # and the server saw the connection close (the kernel closed it at once)
         _wait(lambda: not _claimed(chat.db, "kept"), timeout=30)
+    else:  # the kernel released the lock byte as the run died
+        assert not _claimed(chat.db, "kept")
     r = chat("--thread", "kept", "--context", "none", "--no-memory", input="이어서 질문\n")
     assert r.code == 0, r.err
     assert user_texts(llm.chat_requests()[-1]) == ["이어서 질문"]  # the killed turn left nothing

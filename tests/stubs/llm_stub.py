@@ -9,7 +9,9 @@ Answers, in order of precedence:
    as the raw argument text, e.g. malformed JSON)
    | {"status": 500, "body": {...}, "headers": {...}} | {"delay": s, ...} | {"cut": True, "text": ...}
    | {"stall": s, ...} (no bytes at all for s seconds) | {"empty": True} (a stream with no chunk at all,
-   as llama-server sometimes sends: "No generations found in stream.")).
+   as llama-server sometimes sends: "No generations found in stream.")
+   | {"hold": threading.Event(), ...} (no bytes until the test sets the event, at most 60 s: a request
+   in flight for exactly as long as a test needs)).
 2. Rules, so a scripted conversation needs no queue:
    - memory requests: bullet extraction ("장기 기억 후보") -> `- [turn] <user line>`
      for every user line of 5+ characters (an over-eager extractor), else 없음; scoring ("유용성")
@@ -270,6 +272,8 @@ class LLMStub:
     def respond(self, h: BaseHTTPRequestHandler, body: dict, reply: dict) -> None:
         if reply.get("stall"):  # nothing at all for a while (client timeouts)
             time.sleep(reply["stall"])
+        if reply.get("hold") is not None:  # in flight until the test lets it answer
+            reply["hold"].wait(60)
         if reply.get("delay") and not body.get("stream"):
             time.sleep(reply["delay"])
         if "status" in reply:

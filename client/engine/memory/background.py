@@ -10,6 +10,9 @@ memory turn) and is queued again at the next start (`resume`), to run from the n
 still get its user's statements (MemoryManager.section).
 
 A pending thread another client has open is left to that client (it folds its own at its end).
+A pass keeps its thread claimed until it ends, also when the session opens another thread
+meanwhile (Threads.open leaves the claim to it: `folding`), and a rewind of the thread waits for
+it (`paused`): the turns it read and the watermark it writes stay those of the thread.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable
 
 from client.core.faults import one_line
 from client.engine.memory.manager import MemoryManager, MemoryUpdate
@@ -47,6 +50,7 @@ class MemoryWorker:
         self._running: str | None = None
         self._finished: list[tuple[str, MemoryUpdate]] = []
         self._closed = False
+        self._held: dict[str, asyncio.Lock] = {}  # per thread: taken by its pass, or by `paused`
 
     # -- the API ---------------------------------------------------------------------------
     def schedule(self, thread_id: str, *, start: bool = True) -> None:
@@ -75,6 +79,21 @@ class MemoryWorker:
         """Threads whose turns are not all in memory yet: in the store, or queued here."""
         stored = await self.manager.pending()
         return stored + [t for t in self._queue if t not in stored]
+
+    def folding(self, thread_id: str) -> bool:
+        """Is a pass of the thread under way (or about to start)? It keeps the thread claimed."""
+        return self._running == thread_id
+
+    @contextlib.asynccontextmanager
+    async def paused(self, thread_id: str) -> AsyncIterator[None]:
+        """No pass of the thread runs during the block (a rewind: it changes the turns a pass reads
+        and the watermark it writes). One under way is waited for, its writes included; one queued
+        starts after the block, on the thread as it is then."""
+        async with self._lock(thread_id):
+            yield
+
+    def _lock(self, thread_id: str) -> asyncio.Lock:
+        return self._held.setdefault(thread_id, asyncio.Lock())
 
     @property
     def busy(self) -> bool:
@@ -125,7 +144,8 @@ class MemoryWorker:
             tid = self._queue.pop(0)
             self._running = tid
             try:
-                up = await self._fold(tid)
+                async with self._lock(tid):
+                    up = await self._fold(tid)
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # noqa: BLE001 - memory is best effort; the chat is not
@@ -137,11 +157,12 @@ class MemoryWorker:
 
     async def _fold(self, thread_id: str) -> MemoryUpdate | None:
         store = self.manager.store
-        mine = thread_id == self._current()
-        if not mine and not await store.lock_thread(thread_id):
+        if not await store.lock_thread(thread_id):  # the session's own thread is held already
             return None  # open in another client: it folds its own turns
         try:
             return await self.manager.update(thread_id, self._model())
         finally:
-            if not mine and thread_id != self._current():  # the session may have opened it meanwhile
+            # not the session's thread (any more: it may have opened another meanwhile, which left
+            # this claim to the pass): let it go; the session's own stays
+            if thread_id != self._current():
                 await store.unlock_thread(thread_id)

@@ -113,12 +113,19 @@ class MemoryManager:
         return await extract_candidates(model, rows, known(), self.source)
 
     async def _commit(self, thread_id: str, kept: Sequence[Bullet], last: int, result: MemoryUpdate) -> None:
+        """Write what the pass kept and move the thread's watermark to `last`, both bounded by the
+        turns the thread holds now: turns taken out while the pass ran (a rewind elsewhere, a
+        delete) are folded by the thread that keeps them, if any; the watermark never passes the
+        turn count, so the thread's next turns are folded."""
+        info = await self.store.get_thread(thread_id)
+        turns = info.turns if info is not None else 0
+        kept = [b for b in kept if info is not None and (not b.sources or min(b.sources) <= turns)]
         if kept:
             to_add, updated = merge(await self.store.memory_list(self.user), kept)
             await self.store.memory_add(self.user, to_add)
             await self.store.memory_update(updated)
             result.added, result.updated = len(to_add), len(updated)
-        await self.store.set_memory_turn(thread_id, last)
+        await self.store.set_memory_turn(thread_id, min(last, turns))
 
     async def _score(self, bullets: list[Bullet], model: Any = None) -> list[float]:
         if self.scorer == "llm":
