@@ -13,7 +13,6 @@ table).
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -79,16 +78,6 @@ NOT_RUN = {  # scenario -> why it is not run against mcp-chat or the search serv
         "input-required-result-non-tool-request", "input-required-result-result-type",
         "input-required-result-tampered-state", "input-required-result-capability-check")},
 }
-
-
-@pytest.fixture(scope="session")
-def suite() -> list[str]:
-    """The command prefix that runs the pinned suite: [node, entry]."""
-    if shutil.which("npm") is None:  # CI never skips these
-        (pytest.fail if os.environ.get("CI") else pytest.skip)("npm is not installed")
-    p = subprocess.run([str(ROOT / "scripts" / "install_conformance.sh")], capture_output=True, text=True, timeout=900)
-    assert p.returncode == 0, p.stderr
-    return p.stdout.strip().splitlines()[-2:]
 
 
 def _run(suite: list[str], *args: str, cwd: Path, env: dict[str, str] | None = None,
