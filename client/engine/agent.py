@@ -16,6 +16,7 @@ from client.core.config import Settings
 from client.core.faults import MAX_TRIES, AuthError, IncompleteResponse, with_retries
 from client.core.context.budget import Calibration, estimate_messages_tokens, fit_to_budget
 from client.engine.providers import Runtime, tool_schemas
+from client.engine.wire_tools import WireTools
 from client.engine.events import RequestStats, notify
 from client.engine.limits import DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_TOOL_CALLS, TurnLimits
 from client.engine.toolcalls import StrictToolArgs
@@ -210,8 +211,8 @@ def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, 
     # ToolSearch: inside the limits (a call they strip of tools stays without), outside the budget
     # (which counts the tools it chose). StrictToolArgs: innermost around the model (it reads the
     # streamed argument text), and outside the gate around tools (a call with unreadable arguments
-    # is refused before anyone is asked)
+    # is refused before anyone is asked). WireTools: the very last around the model (the schemas as given)
     middleware: list[AgentMiddleware] = [limits, *([search] if search else []), mw, ToolResultText(),
-                                         StrictToolArgs(), *([gate] if gate is not None else [])]
+                                         StrictToolArgs(), WireTools(), *([gate] if gate is not None else [])]
     agent = create_agent(model, tools, checkpointer=checkpointer, middleware=middleware)
     return agent, mw

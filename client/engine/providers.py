@@ -266,9 +266,12 @@ def build_model(settings: Settings, runtime: Runtime | None = None, *, with_tool
 
 
 def tool_schemas(tools: list[BaseTool]) -> list[dict[str, Any]]:
+    """The tools as a request carries them (client/engine/wire_tools.py)."""
     from langchain_core.utils.function_calling import convert_to_openai_tool
 
-    return [convert_to_openai_tool(t) for t in tools]
+    from client.engine.wire_tools import wire_tool
+
+    return [convert_to_openai_tool(wire_tool(t)) for t in tools]
 
 
 def limit_output(model: Any, max_tokens: int) -> Any:

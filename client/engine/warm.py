@@ -37,7 +37,9 @@ class Binding:
 
     @classmethod
     def of(cls, request: Any) -> Binding:
-        return cls(request.model, list(request.tools or []), request.tool_choice, dict(request.model_settings or {}))
+        from client.engine.wire_tools import wire_tools  # the tools as they went out (WireTools)
+
+        return cls(request.model, wire_tools(request.tools), request.tool_choice, dict(request.model_settings or {}))
 
     def one_token(self) -> Any:
         """The model bound as create_agent binds it, answering one token at most."""

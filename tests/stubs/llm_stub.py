@@ -23,7 +23,8 @@ Answers, in order of precedence:
      time ("[loop]") or the same ones ("[loop:same]"); without tools, answer as below.
    - last message is a tool result -> "도구 결과 요약: <first 60 chars of it>".
    - last user text with a directive:
-       "[tool:NAME {json args}]"  -> one call of NAME
+       "[tool:NAME {json args}]"  -> one call of NAME ("?": the first tool the request offers)
+       "[echo-schema:A->B]"       -> a call of B with {"schema": the parameters the request gave A}
        "[parallel]"               -> two web_search calls at once
        "검색" or "search"           -> web_search(query=<the text>)
        "[slow:S]"                 -> answer after S seconds (streams slowly)
@@ -256,9 +257,14 @@ class LLMStub:
         if m:
             delay = float(m.group(1))
         if body.get("tools"):
+            offered = {t["function"]["name"]: t["function"] for t in body["tools"] if t.get("type") == "function"}
             m = re.search(r"\[tool:(\S+) (\{.*?\})\]", text)
             if m:
-                return {"tool_calls": [(m.group(1), json.loads(m.group(2)))], "delay": delay}
+                name = next(iter(offered), "") if m.group(1) == "?" else m.group(1)
+                return {"tool_calls": [(name, json.loads(m.group(2)))], "delay": delay}
+            m = re.search(r"\[echo-schema:(\S+)->(\S+)\]", text)
+            if m:
+                return {"tool_calls": [(m.group(2), {"schema": offered.get(m.group(1), {}).get("parameters")})]}
             if "[parallel]" in text:
                 return {"tool_calls": [("web_search", {"query": "첫째"}), ("web_search", {"query": "둘째"})]}
             if "검색" in text or "search" in text.lower():

@@ -60,6 +60,10 @@ def test_stdio_and_http_entries(tmp_path, monkeypatch):
     ({"command": "a", "protocol": "2099-01-01"}, ["'bad'", "protocol", "2026-07-28"]),
     ({"command": "a", "protocol": 2026}, ["'bad'", "protocol"]),
     ("just a string", ["'bad'"]),
+    ({"url": "https://h/mcp", "oauth": {"clientMetadataUrl": "http://h/client.json"}}, ["'bad'", "clientMetadataUrl"]),
+    ({"url": "https://h/mcp", "oauth": {"clientMetadataUrl": "https://h/"}}, ["'bad'", "clientMetadataUrl"]),
+    ({"url": "https://h/mcp", "oauth": {"grant": "password"}}, ["'bad'", "grant", "client_credentials"]),
+    ({"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "a"}}, ["'bad'", "privateKey"]),
 ])
 def test_bad_entries_name_the_entry(tmp_path, entry, words):
     path = write(tmp_path, {"mcpServers": {"good": {"command": "ok"}, "bad": entry}})
@@ -76,6 +80,19 @@ def test_protocol_pins_the_revision_a_server_is_spoken_to_in(tmp_path):
                                            [("plain", None), ("old", "legacy"), ("dated", "2025-06-18"),
                                             ("new", "2026-07-28")]}})
     assert [s.protocol for s in load_config(path)] == ["auto", "legacy", "legacy", "2026-07-28"]
+
+
+def test_oauth_settings_take_variables_and_their_secrets_are_masked(tmp_path, monkeypatch):
+    key = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----"
+    monkeypatch.setenv("M2M_KEY", key)
+    path = write(tmp_path, {"mcpServers": {
+        "m2m": {"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "svc",
+                                                   "privateKey": "${M2M_KEY}", "issuer": "https://auth.h"}},
+        "user": {"url": "https://h2/mcp", "oauth": {"clientMetadataUrl": "https://me.example/mcp-chat.json"}}}})
+    m2m, user = load_config(path)
+    assert m2m.oauth == {"grant": "client_credentials", "clientId": "svc", "privateKey": key, "issuer": "https://auth.h"}
+    assert user.oauth == {"grant": "authorization_code", "clientMetadataUrl": "https://me.example/mcp-chat.json"}
+    assert "MIGHAgEAMBMGByqGSM49" not in m2m.redact(f"echo {key}")
 
 
 def test_unset_variable_names_entry_and_variable(tmp_path, monkeypatch):

@@ -22,6 +22,7 @@ from typing import IO, Any
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from mcp import types
 
+from client.core.tool_schema import for_model
 from client.core.toolprint import tool_print
 from client.engine.frontend import Frontend, ToolProgress
 from client.engine.mcp.permissions import CallInfo, Permissions, ToolKey, Verdict, is_read_only
@@ -109,9 +110,7 @@ class ToolHub:
             self.tools.append(self._lc_tool(name, server, tool))
 
     def _lc_tool(self, name: str, server: ServerConn, tool: types.Tool) -> BaseTool:
-        schema = {k: v for k, v in (tool.input_schema or {}).items() if k != "$schema"}
-        schema.setdefault("type", "object")
-        schema.setdefault("properties", {})
+        schema = for_model(tool.input_schema)  # the server's own schema, safe to show a model
 
         async def run(**kwargs: Any) -> str:
             return await self.invoke(name, kwargs)

@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
@@ -158,10 +159,17 @@ class LoopbackCallback:
 async def oauth_provider(server_url: str, user: str, conf: dict[str, Any], callback: LoopbackCallback,
                          on_url: Callable[[str], None], on_login: Callable[[bool], None]) -> OAuthClientProvider:
     """An httpx2 auth for one remote server. `on_url(url)` shows the authorization URL (not headless);
-    `on_login(True/False)` marks a login in progress, so start-up waits for the user."""
-    redirect_uri = await callback.start()
+    `on_login(True/False)` marks a login in progress, so start-up waits for the user.
+
+    `"grant": "client_credentials"` is the machine-to-machine extension (no user, no browser): a
+    client secret, or a private key that signs a JWT assertion (RFC 7523). Credentials given in the
+    config are bound to `"issuer"` when it is set: the flow stops if the server leads elsewhere."""
     scope = conf.get("scope")
     secret = conf.get("clientSecret")
+    issuer = conf.get("issuer") or None
+    if conf.get("grant") == "client_credentials":
+        return _client_credentials(server_url, user, conf, scope, secret, issuer)
+    redirect_uri = await callback.start()
     # RFC 7591's default for a confidential client is HTTP Basic; "tokenEndpointAuthMethod" overrides it
     method = conf.get("tokenEndpointAuthMethod") or ("client_secret_basic" if secret else "none")
     metadata = OAuthClientMetadata(
@@ -170,7 +178,7 @@ async def oauth_provider(server_url: str, user: str, conf: dict[str, Any], callb
     preset = None
     if conf.get("clientId"):
         preset = OAuthClientInformationFull(client_id=conf["clientId"], client_secret=secret, redirect_uris=[redirect_uri],
-                                            scope=scope, token_endpoint_auth_method=method)
+                                            scope=scope, token_endpoint_auth_method=method, issuer=issuer)
     storage = FileTokenStorage(user, server_url, redirect_uri, preset)
 
     async def redirect(url: str) -> None:
@@ -187,5 +195,28 @@ async def oauth_provider(server_url: str, user: str, conf: dict[str, Any], callb
         finally:
             on_login(False)
 
+    # a client ID metadata document (CIMD) the user hosts: used before registration when the
+    # authorization server supports it; its redirect_uris must allow the loopback callback (docs/mcp.md)
     return OAuthClientProvider(server_url, metadata, storage, redirect_handler=redirect,
-                               callback_handler=wait_callback)  # the wait is bounded by FLOW_TIMEOUT
+                               callback_handler=wait_callback,  # the wait is bounded by FLOW_TIMEOUT
+                               client_metadata_url=conf.get("clientMetadataUrl") or None)
+
+
+def _client_credentials(server_url: str, user: str, conf: dict[str, Any], scope: str | None, secret: str | None,
+                        issuer: str | None) -> OAuthClientProvider:
+    from mcp.client.auth.extensions.client_credentials import (ClientCredentialsOAuthProvider,
+                                                               PrivateKeyJWTOAuthProvider, SignedJWTParameters)
+
+    storage = FileTokenStorage(user, server_url, "", None)
+    client_id = str(conf.get("clientId") or "")
+    key = conf.get("privateKey")
+    with warnings.catch_warnings():  # the SDK warns when no issuer is given (required in its 3.0)
+        warnings.simplefilter("ignore")
+        if key:
+            signer = SignedJWTParameters(issuer=client_id, subject=client_id, signing_key=key,
+                                         signing_algorithm=conf.get("signingAlgorithm") or "RS256")
+            return PrivateKeyJWTOAuthProvider(server_url, storage, client_id, signer.create_assertion_provider(),
+                                              scope=scope, issuer=issuer)
+        method = conf.get("tokenEndpointAuthMethod") or "client_secret_basic"
+        return ClientCredentialsOAuthProvider(server_url, storage, client_id, str(secret or ""), method,
+                                              scope=scope, issuer=issuer)

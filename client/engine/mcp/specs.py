@@ -46,6 +46,8 @@ PROTOCOLS = {"auto": "auto", "legacy": "legacy", "2026-07-28": "2026-07-28",
              **dict.fromkeys(("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"), "legacy")}
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 NAVER_KEYS = ("NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET")
+OAUTH_EXPANDED = ("clientId", "clientSecret", "scope", "clientMetadataUrl", "issuer", "privateKey")  # take ${VAR}
+OAUTH_GRANTS = ("authorization_code", "client_credentials")
 # What the bundled server reads (server/naver.py); nothing else of ours reaches it (client/core/childenv.py).
 BUNDLED_VARS = (*NAVER_KEYS, "NAVER_API_BASE_URL", "NAVER_TIMEOUT", "NAVER_RESULT_MAX_CHARS",
                 # whether and where its pre-imported process runs (plumbing/forkserver, server/daemon.py)
@@ -290,11 +292,20 @@ def _parse_entry(name: str, entry: dict, path: str, bad: Any) -> ServerSpec:
         if oauth is False or oauth is None:
             spec.oauth = None
         elif isinstance(oauth, dict):
-            spec.oauth = {k: expand(v, f'"oauth.{k}"') if k in ("clientId", "clientSecret", "scope") else v
-                          for k, v in oauth.items()}
-            if spec.oauth.get("clientSecret"):
-                secrets.append(spec.oauth["clientSecret"])
-                strong.append(spec.oauth["clientSecret"])
+            spec.oauth = {k: expand(v, f'"oauth.{k}"') if k in OAUTH_EXPANDED else v for k, v in oauth.items()}
+            cimd = spec.oauth.get("clientMetadataUrl")
+            if cimd is not None and not _cimd_url(cimd):
+                raise bad('"oauth.clientMetadataUrl" must be an https URL with a path')
+            grant = spec.oauth.setdefault("grant", "authorization_code")
+            if grant not in OAUTH_GRANTS:
+                raise bad(f'"oauth.grant" must be one of {", ".join(OAUTH_GRANTS)}')
+            if grant == "client_credentials" and not (spec.oauth.get("clientId") and (
+                    spec.oauth.get("clientSecret") or spec.oauth.get("privateKey"))):
+                raise bad('"oauth.grant": "client_credentials" needs "clientId" and "clientSecret" or "privateKey"')
+            for key in ("clientSecret", "privateKey"):
+                if spec.oauth.get(key):
+                    secrets.append(spec.oauth[key])
+                    strong.append(spec.oauth[key])
         else:
             raise bad('"oauth" must be an object or false')
         strong.extend(url_credentials(spec.url))
@@ -344,3 +355,11 @@ def _unique_names(specs: list[ServerSpec]) -> list[ServerSpec]:
             s.name, n = f"{base}-{n}", n + 1
         seen.add(s.name)
     return specs
+
+
+def _cimd_url(url: Any) -> bool:
+    """A client ID metadata document's URL: https, a host, a path other than "/" (the SDK's rule)."""
+    if not isinstance(url, str):
+        return False
+    parts = urlsplit(url)
+    return parts.scheme == "https" and bool(parts.hostname) and parts.path not in ("", "/")
