@@ -69,7 +69,7 @@ MUTATIONS = [
              "tests/unit/test_output_sinks.py"),
     Mutation("the search server never loads an untrusted .env", "server/envfile.py",
              '        return NOT_TRUSTED.format(path="./.env")',
-             '        _load(path, read_regular(path))\n        return NOT_TRUSTED.format(path="./.env")',
+             '        return _load(path, read_regular(path)) or NOT_TRUSTED.format(path="./.env")',
              "tests/server/test_env_file.py::test_a_cloned_folder_never_receives_the_users_naver_credentials"),
     Mutation("a stdio message is read up to a cap", "client/engine/mcp/bounded_stdio.py",
              "            if len(self.buf) <= self.cap:", "            if True:",
