@@ -19,6 +19,7 @@ MAX_MESSAGE_BYTES = 4 * 1024 * 1024  # one JSON-RPC message; a tool result reach
 KEPT_BYTES = 4096  # of the head and of the tail of a message that is not read
 OVERSIZE_META = "mcp-chat/oversize"  # _meta of our stand-in tool result: {"cap": bytes, "size": bytes | None}
 
+_scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]  # (text, index after the quote)
 _SCALAR = r'-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*"|true|false|null'
 _LAST_MEMBER = re.compile(r'(?P<sep>^|[,{])\s*"(?P<key>(?:[^"\\]|\\.)*)"\s*:\s*(?P<value>' + _SCALAR + r')\s*$')
 
@@ -35,11 +36,11 @@ def head_members(head: bytes) -> dict[str, Any]:
     i += 1
     while True:
         i = _skip(text, i)
-        try:
-            key, i = json.decoder.scanstring(text, i + 1) if text[i:i + 1] == '"' else (None, i)  # type: ignore[attr-defined]
-        except ValueError:
+        if text[i:i + 1] != '"':
             return out
-        if key is None:
+        try:
+            key, i = _scanstring(text, i + 1)
+        except ValueError:
             return out
         i = _skip(text, i)
         if text[i:i + 1] != ":":
