@@ -41,6 +41,8 @@ KO: dict[str, str] = {
     "resource_attached": "[리소스] @{ref} 첨부 (약 {tokens} 토큰)",
     "resource_cut": "[리소스] @{ref} 가 예산을 넘어 약 {tokens} 토큰으로 잘랐습니다.",
     "mcp_state_disabled": "꺼 둠 (설정에서 끔)",
+    "tool_result_too_big": "[도구 결과] {server}/{tool} 의 결과({size} MB)가 {cap} MB 를 넘어 읽지 않았습니다. 모델에는 그렇다고만 알렸습니다.",
+    "tool_result_too_big_cut": "[도구 결과] {server}/{tool} 의 결과가 {cap} MB 를 넘어 읽지 않았습니다. 모델에는 그렇다고만 알렸습니다.",
 }
 
 EN: dict[str, str] = {
@@ -81,4 +83,6 @@ EN: dict[str, str] = {
     "resource_attached": "[resource] @{ref} attached (about {tokens} tokens)",
     "resource_cut": "[resource] @{ref} exceeded the budget; cut to about {tokens} tokens.",
     "mcp_state_disabled": "disabled in the config",
+    "tool_result_too_big": "[tool result] The result of {server}/{tool} ({size} MB) was over {cap} MB and was not read; the model was only told so.",
+    "tool_result_too_big_cut": "[tool result] The result of {server}/{tool} was over {cap} MB and was not read; the model was only told so.",
 }

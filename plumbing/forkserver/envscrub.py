@@ -3,7 +3,8 @@
 A variable is left out when
 - its name says it holds a credential (KEY, TOKEN, SECRET, PASSWORD, ...), or the program names
   it (`Program.secret_names`: e.g. a client id);
-- its value carries one: a URL with a password (`postgresql://u:pw@h/db`), a query or key=value
+- its value carries one: a URL with a password (`postgresql://u:pw@h/db`) or with a long user name
+  and no password (`https://ghp_0123456789abcdef@github.com/x`: a token; `git@host` is kept), a query or key=value
   parameter with a credential's name (`?api_key=...`, `token=...`), a libpq `password=`;
 - its value contains the value of a variable left out for the reasons above, or a password or
   credential parameter found in any value (a key copied under an innocent name).
@@ -25,19 +26,23 @@ _PARAM = re.compile(r"key|token|secret|passw|pwd|auth|credential|cookie|session|
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s,;'\"<>]+")
 _PAIR = re.compile(r"(?:^|(?<=[\s?&;]))([A-Za-z0-9_.\-]+)\s*=\s*('[^']*'|[^\s&;]+)")
 MIN_SECRET = 8
+LONG_USER = 16  # a user name this long with no password is a token (git@, deploy@, postgres@ are not)
 
 
 def _found_in(value: str) -> list[str]:
-    """Credentials `value` carries: URL passwords, values of credential-named parameters."""
+    """Credentials `value` carries: URL passwords (or long user names without one), values of
+    credential-named parameters."""
     found: list[str] = []
     for url in _URL.findall(value):
         try:
             parts = urlsplit(url)
-            password = parts.password
+            password, user = parts.password, parts.username
         except ValueError:
             continue
         if password:
             found += [password, unquote(password)]
+        elif user and len(unquote(user)) >= LONG_USER:
+            found += [user, unquote(user)]
     for name, raw in _PAIR.findall(value):
         if _PARAM.search(unquote(name)):
             v = raw.strip("'")

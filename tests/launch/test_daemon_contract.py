@@ -55,12 +55,13 @@ SECRETS = {
     "MY_REPORTS_DSN": "host=db.internal user=u password=dsn-pass-77e1b0",  # libpq keywords
     "SEARCH_ENDPOINT": "https://search.example/v1?lang=ko&api_key=qk-8c1d5e9a7b",  # a key parameter
     "WEBHOOK": "https://hook:hook-pass-19ab@hooks.example/x",  # userinfo in an innocent name
+    "GIT_REMOTE": "https://ghp_abcdefghijklmnop1234@github.com/x/y",  # a token as the user name, no password
     "OPENAI_API_KEY": "sk-known-0d3c7a9f55e2",  # a secret by its name
     "PROBE_CLIENT_ID": "probe-id-5a0e7c3d91",  # a credential the program names (Program.secret_names)
     "BACKUP_OF_KEY_VALUE": "copy: sk-known-0d3c7a9f55e2",  # a known secret's value under another name
 }
 CREDENTIALS = ("pg-pass-4f9a2c", "dsn-pass-77e1b0", "qk-8c1d5e9a7b", "hook-pass-19ab", "sk-known-0d3c7a9f55e2",
-               "probe-id-5a0e7c3d91")
+               "probe-id-5a0e7c3d91", "ghp_abcdefghijklmnop1234")
 
 
 def test_the_daemon_keeps_no_secret_of_the_run_that_started_it(rundir: Path) -> None:

@@ -2,7 +2,7 @@
 
 The folder plays the attacker: a cloned project whose .env points NAVER_API_BASE_URL at a
 listener it controls and opens the allowed hosts and origins. The user has their own Naver
-credentials in the real environment. Unless they trusted that folder (that .env, byte for
+credentials in the real environment, and leaves the endpoint at its default. Unless they trusted that folder (that .env, byte for
 byte), nothing of it is read; an explicit --env-file is their own choice.
 """
 
@@ -16,7 +16,6 @@ import pytest
 from server.envfile import NOT_TRUSTED, load_env
 from server.limits import UsageError
 from tests.server.helpers import CLIENT_ID, CLIENT_SECRET, server_env, stdio_session, trust_folder
-from tests.stubs.naver_stub import NaverStub
 from tests.stubs.recorder import Recorder
 
 TAKEN = ("NAVER_API_BASE_URL", "MCP_ALLOWED_HOSTS", "MCP_ALLOWED_ORIGINS", "NAVER_CLIENT_ID")
@@ -73,22 +72,25 @@ def test_a_record_others_could_write_trusts_nothing(clean_env, tmp_path):
     assert load_env(None) is not None and "NAVER_API_BASE_URL" not in os.environ
 
 
-def test_a_cloned_folder_never_receives_the_users_naver_credentials(naver_stub: NaverStub, tmp_path: Path) -> None:
-    """The real process, run in the cloned folder: the search goes to the user's endpoint, the
-    folder's listener hears nothing, one warning line says why the .env was not read."""
-    with Recorder() as recorder:
-        folder = cloned(tmp_path, recorder.base_url)
-        env = server_env(naver_stub, XDG_CONFIG_HOME=str(tmp_path / "config"))
+def test_a_cloned_folder_never_receives_the_users_naver_credentials(tmp_path: Path) -> None:
+    """The real process, run in the cloned folder, with the user's credentials in the real
+    environment and no NAVER_API_BASE_URL of their own (the default, Naver itself): were the
+    folder's .env read, its base URL would win and the credentials would go to its listener.
+    They go to the default host instead (seen as a CONNECT by a recording HTTPS proxy, so no
+    test reaches the internet), the listener hears nothing, one warning line says why."""
+    with Recorder() as listener, Recorder() as proxy:
+        folder = cloned(tmp_path, listener.base_url)
+        env = server_env(None, NAVER_CLIENT_ID=CLIENT_ID, NAVER_CLIENT_SECRET=CLIENT_SECRET, NAVER_TIMEOUT="10",
+                         HTTPS_PROXY=proxy.base_url, XDG_CONFIG_HOME=str(tmp_path / "config"))
+        assert "NAVER_API_BASE_URL" not in env
         log_path = tmp_path / "err.log"
         with open(log_path, "w") as log:
             session = stdio_session(env, folder, log)
             try:
-                result = session.call("web_search", {"query": "복제한 폴더"})
+                session.call("web_search", {"query": "복제한 폴더"})  # fails at the proxy: no internet
             finally:
                 session.close()
-        assert result.is_error is False, result.content
-        assert recorder.requests == []
-        assert naver_stub.requests[0]["headers"]["x-naver-client-id"] == CLIENT_ID
-        assert naver_stub.requests[0]["headers"]["x-naver-client-secret"] == CLIENT_SECRET
+        assert listener.requests == [], listener.requests[0]["headers"]
+        assert [r["path"] for r in proxy.requests] == ["openapi.naver.com:443"]
         lines = [ln for ln in log_path.read_text().splitlines() if "not reading ./.env" in ln]
         assert len(lines) == 1 and "mcp-chat trust" in lines[0], log_path.read_text()

@@ -1,6 +1,7 @@
 """An HTTP listener on 127.0.0.1 that records every request (any method) and answers 404.
 
-Stands for an endpoint an attacker controls: a test asserts it received nothing.
+Stands for an endpoint an attacker controls: a test asserts it received nothing. As HTTPS_PROXY it
+records where a client meant to go (CONNECT host:443) and lets nothing through.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ class Recorder:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
-            do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _any
+            do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_CONNECT = _any  # CONNECT: as a proxy
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

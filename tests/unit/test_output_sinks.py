@@ -108,6 +108,43 @@ async def test_export_never_follows_a_planted_symlink(tmp_path, monkeypatch):
     assert victim.read_text() == "precious" and not (tmp_path / "nowhere").exists()
 
 
+async def test_export_never_goes_through_a_planted_folder_link(tmp_path, monkeypatch):
+    """`sub -> elsewhere` in the working folder: `/export sub/x.md` (new or existing, nested or
+    not) writes nothing there, and says so in one line; a real folder of the user's still works."""
+    i18n.set_lang("ko")
+    work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
+    (elsewhere / "deep").mkdir(parents=True)
+    (elsewhere / "authorized_keys").write_text("precious")
+    work.mkdir()
+    monkeypatch.chdir(work)
+    (work / "sub").symlink_to(elsewhere)
+    (work / "real").mkdir()
+    (work / "real" / "inner").symlink_to(elsewhere)
+    for name in ("sub/new.md", "sub/authorized_keys", "sub/deep/new.md", "real/inner/new.md", str(work / "sub" / "abs.md")):
+        c, out, asked = ctx(work, ["y"], interactive=True)
+        await threads.export(c, name)
+        assert asked == [] and len(c.r.err.getvalue().strip().splitlines()) == 1, name
+    assert sorted(p.name for p in elsewhere.rglob("*")) == ["authorized_keys", "deep"]
+    assert (elsewhere / "authorized_keys").read_text() == "precious"
+    c, out, _ = ctx(work)
+    await threads.export(c, "real/fine.md")
+    assert (work / "real" / "fine.md").read_text().startswith("# ")
+
+
+def test_a_folder_swapped_for_a_link_after_the_check_is_not_followed(tmp_path, monkeypatch):
+    from client.engine.user_file import kind, write_user_file
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    assert kind(Path("sub/x.md")) is None  # looked fine; then the folder becomes a link
+    (tmp_path / "sub").rmdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "sub").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(OSError):
+        write_user_file(Path("sub/x.md"), "text")
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
 async def test_export_replaces_an_existing_file_only_when_the_user_says_so(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     old = tmp_path / "out.md"

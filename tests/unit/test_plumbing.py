@@ -22,10 +22,12 @@ def test_the_daemon_environment_drops_secrets_by_name_and_by_value() -> None:
         "DB": "postgresql://u:pw-9f8e7d6c@h/db", "API": "https://x.example/v1?page=2&api_key=qq-1234abcd",
         "DSN": "host=h dbname=d password='s3cr3t pass'", "COPY": "again sk-abcdef123456",
         "ID_COPY": "naver-id-42x7", "PLAIN_URL": "https://x.example/v1?page=2", "HOME_AGAIN": "/home/u",
+        "GIT_REMOTE": "https://ghp_abcdefghijklmnop1234@github.com/x/y", "SSH_REMOTE": "ssh://git@github.com/x/y",
     }
     out = daemon_env(env, ["NAVER_CLIENT_ID"])
     assert out == {"PATH": "/usr/bin", "HOME": "/home/u", "LANG": "C.UTF-8", "TERM": "xterm",
-                   "PLAIN_URL": "https://x.example/v1?page=2", "HOME_AGAIN": "/home/u"}
+                   "PLAIN_URL": "https://x.example/v1?page=2", "HOME_AGAIN": "/home/u",
+                   "SSH_REMOTE": "ssh://git@github.com/x/y"}
 
 
 def test_no_daemon_when_a_variable_of_its_key_holds_a_secret() -> None:

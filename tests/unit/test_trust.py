@@ -242,6 +242,35 @@ def test_the_question_shows_every_decisive_variable_first_whatever_the_count(tmp
     assert any("… and" in ln for ln in lines) and "p@evil" not in body
 
 
+def test_the_question_marks_what_changed_since_it_was_trusted(tmp_path):
+    """A pull changed mcp.json and a database was copied over checkpoint.db: the first line names
+    both, their lines carry the mark, the unchanged named file does not."""
+    from client.ui import i18n
+    from client.ui.trust import describe
+
+    folder = hostile_folder(tmp_path, b"MCP_CONFIG=./mcp.json\nEXTRA_CONFIG=./same.json\n", db=False)
+    (folder / "mcp.json").write_text("{}")
+    (folder / "same.json").write_text("{}")
+    db = folder / "checkpoint.db"
+    _our_db(db)
+    records = trust_now(folder)
+    (folder / "mcp.json").write_text('{"mcpServers": {"x": {"command": "sh"}}}')
+    _our_db(tmp_path / "planted.db")
+    shutil.copyfile(tmp_path / "planted.db", db)
+    known = records[0]
+    o = folder_offer(folder, [], False, known)
+    changed = changes(o, known)
+    for lang, mark in (("en", "[changed]"), ("ko", "[바뀜]")):
+        i18n.set_lang(lang)
+        lines = describe(o, changed)
+        assert "mcp.json, checkpoint.db" in lines[0], lines[0]
+        line = {name: next(ln for ln in lines[1:] if ln.strip().startswith(str(folder.resolve() / name)))
+                for name in ("mcp.json", "same.json", "checkpoint.db")}
+        assert line["mcp.json"].endswith(" " + mark) and line["checkpoint.db"].endswith(" " + mark)
+        assert mark not in line["same.json"]
+        assert not any(mark in ln for ln in describe(o))  # the first question marks nothing
+
+
 def test_the_record_round_trips_owner_only(tmp_path):
     path = tmp_path / "cfg" / "trusted-folders.json"
     records = with_record([], Record("/a", "d1", (("/a/mcp.json", "sha256:x"),)))

@@ -24,9 +24,11 @@ from mcp import types
 
 from client.core.tool_schema import for_model
 from client.core.toolprint import tool_print
+from client.engine.events import notify
 from client.engine.frontend import Frontend, ToolProgress
 from client.engine.mcp.permissions import CallInfo, Permissions, ToolKey, Verdict, is_read_only
 from client.engine.mcp.features import ClientFeatures
+from client.engine.mcp.oversize import oversize
 from client.engine.mcp.results import result_text
 from client.engine.mcp.server import START_TIMEOUT, ServerConn, ServerGone
 from client.engine.mcp.specs import ServerSpec, bundled_spec
@@ -148,6 +150,10 @@ class ToolHub:
                 done, total, _ = last[0]
                 self._emit(ToolProgress(name, done, total, state="done" if ok else "stopped"))
         text = server.spec.redact(result_text(result))
+        over = oversize(result.meta)
+        if over is not None:  # not read past the cap (oversize.py): the model reads why, the user one line
+            notify("tool_result_too_big" if over["size"] else "tool_result_too_big_cut",
+                   {"server": server.spec.name, "tool": tool.name, **over})
         if result.is_error:
             raise ToolException(text)
         return text

@@ -22,14 +22,24 @@ _TEXT_TYPES = {"application/json", "application/xml", "application/yaml", "appli
 
 
 def result_text(result: types.CallToolResult, limit: int = MAX_RESULT_CHARS) -> str:
-    """The whole result as text, never empty, capped at `limit` characters."""
-    parts = [block_text(b) for b in result.content or []]
+    """The whole result as text, never empty, capped at `limit` characters. Each block is cut to
+    what still fits as it is joined: no copy of the whole result is ever made (only counted)."""
+    blocks = list(result.content or [])
     structured = result.structured_content
-    if structured is not None and not any(_same_json(b, structured) for b in result.content or []):
-        parts.append(json.dumps(structured, ensure_ascii=False))
-    text = "\n".join(p for p in parts if p and p.strip()).strip() or EMPTY
-    if len(text) > limit:
-        text = text[:limit] + f"\n[... truncated: {len(text) - limit} more characters]"
+    extra = [] if structured is None or any(_same_json(b, structured) for b in blocks) else [structured]
+    kept: list[str] = []
+    room, cut = limit, 0
+    for part in [*(block_text(b) for b in blocks), *(json.dumps(x, ensure_ascii=False) for x in extra)]:
+        if not part or part.isspace():
+            continue
+        if kept:
+            part = "\n" + part
+        kept.append(part[:room])
+        cut += max(0, len(part) - room)
+        room = max(0, room - len(part))
+    text = "".join(kept).strip() or EMPTY
+    if cut:
+        text += f"\n[... truncated: {cut} more characters]"
     return text
 
 

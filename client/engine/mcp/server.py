@@ -26,15 +26,18 @@ import anyio
 import httpx2
 from mcp import types
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 
 from client.core.childenv import child_env
 from client.core.faults import one_line
 from client.engine.mcp import era
+from client.engine.mcp.bounded_http import LEGACY_SSE_CAP, PIECE, bounded
+from client.engine.mcp.bounded_stdio import bounded_stdio_client
 from client.engine.mcp.features import ClientFeatures, client_info
 from client.engine.mcp.listing import Listing
+from client.engine.mcp.oversize import MAX_MESSAGE_BYTES
 from client.engine.mcp.results import error_result
 from client.engine.mcp.specs import ServerSpec, names_directories
 
@@ -165,19 +168,27 @@ class ServerConn:
         if s.transport == "stdio":
             self._errlog = self.errlog or tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
             params = StdioServerParameters(command=s.command, args=s.args, env=child_env(os.environ, given=s.env), cwd=s.cwd)
-            read, write = await stack.enter_async_context(stdio_client(params, errlog=self._errlog))
+            # our reader: one message is read up to a cap, never whole (bounded_stdio.py)
+            read, write = await stack.enter_async_context(bounded_stdio_client(params, errlog=self._errlog))
         elif s.transport == "sse":
             from mcp.client.sse import sse_client  # only for servers that need it (client/engine/mcp/sdk.py)
 
+            def bounded_client(headers=None, timeout=None, auth=None) -> httpx2.AsyncClient:  # the SDK's, bounded
+                return httpx2.AsyncClient(headers=headers, timeout=timeout or HTTP_TIMEOUT, auth=auth,
+                                          event_hooks={"response": [bounded(LEGACY_SSE_CAP)]})
+
             auth = await self._oauth(stack)
-            read, write = await stack.enter_async_context(sse_client(s.url, headers=s.headers or None, auth=auth))
+            read, write = await stack.enter_async_context(sse_client(
+                s.url, headers=s.headers or None, auth=auth, httpx_client_factory=bounded_client))
         else:
             from mcp.client.streamable_http import streamable_http_client
 
             auth = await self._oauth(stack)
             http = await stack.enter_async_context(httpx2.AsyncClient(
-                headers=s.headers or None, auth=auth, timeout=HTTP_TIMEOUT, event_hooks={"response": [self._note]}))
-            read, write = await stack.enter_async_context(streamable_http_client(s.url, http_client=http))
+                headers=s.headers or None, auth=auth, timeout=HTTP_TIMEOUT,
+                event_hooks={"response": [self._note, bounded()]}))  # every body read up to a cap (bounded_http.py)
+            read, write = await stack.enter_async_context(streamable_http_client(
+                s.url, http_client=http, max_sse_event_size=MAX_MESSAGE_BYTES + PIECE))
         # our own dispatcher: a 2025 task-only tool is created through it (era.call_as_task)
         self._dispatcher = JSONRPCDispatcher(read, write)
         told = self.listing.on_message  # a 2025 server's list_changed
