@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from client.core.config import Settings
 from client.core.secrets import remember, settings_secrets
+from client.ui import early_prompt
 from client.ui.i18n import t
 
 if TYPE_CHECKING:
@@ -92,6 +93,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
             from client.ui.mcp_view import starting_line
 
             reader.status = lambda: starting_line(hub)  # the bottom toolbar while servers start
+        early_prompt.erase()  # the chat's own lines and prompt take its place (client/ui/early_prompt.py)
         try:
             return await repl.run()
         except EOFError:

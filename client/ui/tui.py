@@ -122,10 +122,8 @@ class TtyReader:
         """prompt_async options for the status toolbar: shown while `status` has a text, then gone
         (from the next redraw on: prompt_toolkit hides a toolbar that is None)."""
         status, ptk = self.status, self.main
-        showing = status is not None and bool(status())
-        ptk.app.refresh_interval = 1.0 if showing else 0  # read when the prompt starts: the timer ticks
-        if not showing:
-            return {"bottom_toolbar": None}
+        if status is None or not status():
+            return {"bottom_toolbar": None, "refresh_interval": 0}
 
         def text() -> str:
             line = status()
@@ -134,7 +132,7 @@ class TtyReader:
                 return ""
             return " " + line
 
-        return {"bottom_toolbar": text}
+        return {"bottom_toolbar": text, "refresh_interval": 1.0}  # redrawn every second: the timer ticks
 
 
 @contextmanager
