@@ -24,7 +24,7 @@ from tests.conftest import ChatRunner
 
 WIDTH, HEIGHT = 120, 40
 STARTING = ("MCP 서버 시작 중", "MCP servers starting")  # the bottom toolbar while servers start (issue 41)
-GREETING = (KO["greeting"], EN["greeting"])
+GREETING = (KO["greeting"][:20], EN["greeting"][:20])  # before any wrap
 TMUX = shutil.which("tmux")
 CONF = "set -g remain-on-exit on\nset -g default-shell /bin/sh\nset -g status off\nset -g history-limit 20000\nset -g default-terminal screen-256color\n"
 
