@@ -6,11 +6,13 @@ for mcp-chat (warm and cold) and a peer, measured the same way at a pseudo-termi
 Each run starts the client on a pty (answering cursor-position requests like a terminal), times
 the prompt (mcp-chat: the glyph drawn at once, then the prompt ready after its greeting; a peer:
 its prompt), types a message and Enter as soon as the prompt is ready, and times the first request
-the recording stub model (tests/stubs/llm_stub.py) receives, with how many tools it carried.
+the recording stub model (tests/stubs/llm_stub.py) receives, with how many tools it carried; a
+second message --later s after the prompt shows the tools of the servers up by then.
 Servers: generated stdio servers (tests/stubs/many_tools_server.py, 8 tools each), 0, 5 (2 slow)
 or 25 (10 slow); a slow one sleeps --slow seconds before reading its input. mcp-chat warm runs
 with its pre-imported process, cold with MCP_CHAT_DAEMON=0 (the servers are cold Python
-processes in every case). The peer (pinned, in its own venv under MCP_CHAT_PEERS_DIR, default
+processes in every case; MCP_CHAT_TOOL_SEARCH=off, so a request carries every schema as the
+peer's do and its tool count says which servers were up). The peer (pinned, in its own venv under MCP_CHAT_PEERS_DIR, default
 bench/out/peers) is installed as bench/peers.py does. Prints a Markdown table; asserts nothing.
 """
 
@@ -60,11 +62,53 @@ class Run:
     ready: float | None = None  # launch -> the prompt ready to edit (what a peer draws once)
     enter_to_request: float | None = None
     tools: int | None = None  # in the first request
+    later_tools: int | None = None  # in a second message, sent `later` s after the prompt was ready
+    failed: str = ""
 
 
-def drive(argv: list[str], env: dict, cwd: Path, llm: LLMStub, ready_after: bytes | None,
+def descendants(pid: int) -> list[int]:
+    """Every process under `pid` (its MCP servers), from /proc."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            pass
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def end(pid: int) -> None:
+    """The client and all its servers gone before the next run (no load left behind)."""
+    tree = descendants(pid)
+    for p in [pid, *tree]:
+        try:
+            os.kill(p, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and os.waitpid(pid, os.WNOHANG) == (0, 0):
+        time.sleep(0.05)
+    for p in [pid, *tree]:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def drive(argv: list[str], env: dict, cwd: Path, llm: LLMStub, ready_after: bytes | None, later: float,
           timeout: float = 120) -> Run:
-    """One run on a pty: the prompt, a message with Enter once it is ready, the first request."""
+    """One run on a pty: the prompt, a message with Enter once it is ready, the first request; a
+    second message `later` s after the prompt was ready, and the tools its request carried."""
     llm.clear()
     run = Run()
     started = time.perf_counter()
@@ -72,7 +116,7 @@ def drive(argv: list[str], env: dict, cwd: Path, llm: LLMStub, ready_after: byte
     if pid == 0:
         os.chdir(cwd)
         os.execvpe(argv[0], argv, env)
-    seen, enter = b"", None
+    seen, enter, second = b"", None, False
     try:
         while time.perf_counter() - started < timeout:
             r, _, _ = select.select([fd], [], [], 0.005)
@@ -80,6 +124,9 @@ def drive(argv: list[str], env: dict, cwd: Path, llm: LLMStub, ready_after: byte
                 try:
                     chunk = os.read(fd, 65536)
                 except OSError:
+                    chunk = b""
+                if not chunk:
+                    run.failed = "exited: " + seen.decode(errors="replace")[-200:].replace("\n", " ")
                     break
                 if CPR in chunk:
                     os.write(fd, b"\x1b[1;1R")
@@ -93,23 +140,17 @@ def drive(argv: list[str], env: dict, cwd: Path, llm: LLMStub, ready_after: byte
                     run.ready = now
                     os.write(fd, MESSAGE.encode() + b"\r")
                     enter = time.perf_counter()
-            if enter is not None and llm.requests:
-                body = llm.requests[0]
+            if enter is not None and run.enter_to_request is None and llm.requests:
                 run.enter_to_request = time.perf_counter() - enter
-                run.tools = len(body.get("tools") or [])
+                run.tools = len(llm.requests[0].get("tools") or [])
+            if run.enter_to_request is not None and not second and run.ready is not None and now >= run.ready + later:
+                os.write(fd, (MESSAGE + " 2").encode() + b"\r")
+                second = True
+            if second and len(llm.requests) >= 2:
+                run.later_tools = len(llm.requests[1].get("tools") or [])
                 break
     finally:
-        try:
-            os.kill(pid, signal.SIGTERM)
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline and os.waitpid(pid, os.WNOHANG) == (0, 0):
-                time.sleep(0.05)
-            else:
-                if time.monotonic() >= deadline:
-                    os.kill(pid, signal.SIGKILL)
-                    os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
+        end(pid)
         os.close(fd)
     return run
 
@@ -119,7 +160,8 @@ def mcp_chat(home: Path, db: Path, llm: LLMStub, rundir: Path, cold: bool, confi
     was started in."""
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "LANG": "C.UTF-8", "TERM": "xterm-256color",
            "PYTHONPATH": str(ROOT), "CLOVA_STUDIO_API_KEY": "bench-key", "CLOVA_STUDIO_BASE_URL": llm.base_url,
-           "MCP_CHAT_RUNTIME_DIR": str(rundir), "MCP_CHAT_DAEMON": "0" if cold else "1"}
+           "MCP_CHAT_RUNTIME_DIR": str(rundir), "MCP_CHAT_DAEMON": "0" if cold else "1",
+           "MCP_CHAT_TOOL_SEARCH": "off"}  # every schema sent, as the peer does: the count shows who is up
     argv = [sys.executable, "-m", "client", "--new", "--no-memory", "--db", str(db),
             "--mcp-config", str(config)]
     return argv, env
@@ -152,6 +194,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--slow", type=float, default=10.0)
+    ap.add_argument("--later", type=float, default=12.0, help="seconds after the prompt to send a second message")
     ap.add_argument("--peer", default="fast-agent", choices=("fast-agent", "none"))
     args = ap.parse_args()
     clients = ["mcp-chat warm", "mcp-chat cold"]
@@ -181,28 +224,33 @@ def main() -> None:
                     config = Path(tmp) / f"mcp-{n}.json"
                     if client.startswith("mcp-chat"):
                         argv, env = mcp_chat(Path(tmp), home / "chat.db", llm, rundir, client.endswith("cold"), config)
-                        run = drive(argv, env, home, llm, greeting)
+                        run = drive(argv, env, home, llm, greeting, args.later)
                     else:
                         argv, env = fast_agent(home, llm, configs[n])
-                        run = drive(argv, env, home, llm, None)
+                        run = drive(argv, env, home, llm, None, args.later)
                     results.setdefault((client, n), []).append(run)
+                    time.sleep(1.0)  # the last run's processes are gone; let the machine settle
                     sys.stderr.write(f"  {client} {n} servers: {run}\n")
     load = os.getloadavg()
     print(f"{platform.python_implementation()} {platform.python_version()} · {os.cpu_count()} CPUs · load average "
           f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} · median of {args.runs} runs, interleaved · slow servers "
           f"sleep {args.slow:g} s before serving\n")
-    print("| client | servers (slow) | launch to prompt s (ready) | Enter to first request s | tools in it |")
-    print("|---|---:|---:|---:|---:|")
+    print(f"| client | servers (slow) | launch to prompt s (ready) | Enter to first request s | tools in it "
+          f"| tools {args.later:g} s later |")
+    print("|---|---:|---:|---:|---:|---:|")
     for client in clients:
         for n, slow in SIZES:
             runs = results[(client, n)]
             glyph, ready = med([r.glyph for r in runs]), med([r.ready for r in runs])
             shown = cell(glyph) + (f" ({cell(ready)})" if ready is not None and glyph is not None and ready - glyph > 0.01 else "")
-            tools = sorted({r.tools for r in runs if r.tools is not None})
+            tools = "/".join(str(t) for t in sorted({r.tools for r in runs if r.tools is not None})) or "–"
+            later = "/".join(str(t) for t in sorted({r.later_tools for r in runs if r.later_tools is not None})) or "–"
+            failed = sum(1 for r in runs if r.failed)
+            note = f" [{failed} of {len(runs)} failed: {next(r.failed for r in runs if r.failed)[-90:]}]" if failed else ""
             print(f"| {client} | {n} ({slow}) | {shown} | {cell(med([r.enter_to_request for r in runs]))} "
-                  f"| {'/'.join(str(t) for t in tools) or '–'} |")
+                  f"| {tools} | {later}{note} |")
     if broken:
-        print(f"| {args.peer} | not measured: {broken} | | | |")
+        print(f"| {args.peer} | not measured: {broken} | | | | |")
 
 
 if __name__ == "__main__":
