@@ -1,7 +1,7 @@
 """Start-up with many MCP servers (issue 41): launch to prompt, and Enter to the first request,
 for mcp-chat (warm and cold) and a peer, measured the same way at a pseudo-terminal.
 
-    python bench/startup_servers.py [--runs 3] [--slow 10] [--peer fast-agent|none]
+    python bench/startup_servers.py [--runs 3] [--slow 10] [--later 12] [--peer fast-agent|none] [--root CHECKOUT]
 
 Each run starts the client on a pty (answering cursor-position requests like a terminal), times
 the prompt (mcp-chat: the glyph drawn at once, then the prompt ready after its greeting; a peer:
@@ -155,11 +155,14 @@ def drive(argv: list[str], env: dict, cwd: Path, llm: LLMStub, ready_after: byte
     return run
 
 
+CLIENT_ROOT = ROOT  # --root: the mcp-chat checkout measured (e.g. the commit before, for a before/after)
+
+
 def mcp_chat(home: Path, db: Path, llm: LLMStub, rundir: Path, cold: bool, config: Path) -> tuple[list[str], dict]:
     """`home` is the same for every run: the pre-imported process serves only the environment it
     was started in."""
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "LANG": "C.UTF-8", "TERM": "xterm-256color",
-           "PYTHONPATH": str(ROOT), "CLOVA_STUDIO_API_KEY": "bench-key", "CLOVA_STUDIO_BASE_URL": llm.base_url,
+           "PYTHONPATH": str(CLIENT_ROOT), "CLOVA_STUDIO_API_KEY": "bench-key", "CLOVA_STUDIO_BASE_URL": llm.base_url,
            "MCP_CHAT_RUNTIME_DIR": str(rundir), "MCP_CHAT_DAEMON": "0" if cold else "1",
            "MCP_CHAT_TOOL_SEARCH": "off"}  # every schema sent, as the peer does: the count shows who is up
     argv = [sys.executable, "-m", "client", "--new", "--no-memory", "--db", str(db),
@@ -196,7 +199,10 @@ def main() -> None:
     ap.add_argument("--slow", type=float, default=10.0)
     ap.add_argument("--later", type=float, default=12.0, help="seconds after the prompt to send a second message")
     ap.add_argument("--peer", default="fast-agent", choices=("fast-agent", "none"))
+    ap.add_argument("--root", type=Path, default=ROOT, help="the mcp-chat checkout to measure (default: this one)")
     args = ap.parse_args()
+    global CLIENT_ROOT
+    CLIENT_ROOT = args.root.resolve()
     clients = ["mcp-chat warm", "mcp-chat cold"]
     broken = ""
     if args.peer != "none":
@@ -215,7 +221,7 @@ def main() -> None:
         import subprocess
 
         warm_argv, warm_env = mcp_chat(Path(tmp), Path(tmp) / "chat.db", llm, rundir, False, Path(tmp) / "mcp-0.json")
-        subprocess.run([sys.executable, "-m", "client", "daemon", "start"], env=warm_env, capture_output=True)
+        subprocess.run([sys.executable, "-m", "client", "daemon", "start"], env=warm_env, cwd=tmp, capture_output=True)
         for i in range(args.runs):  # interleaved: a change of the machine's load hits every client alike
             for n, _ in SIZES:
                 for client in clients:
