@@ -23,6 +23,7 @@ import json
 import os
 import platform
 import pty
+import re
 import select
 import signal
 import statistics
@@ -83,6 +84,18 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+def leftovers() -> None:
+    """Our stub servers a run left behind (a client served by the pre-imported process starts them
+    outside the launcher's tree), ended so their start-up does not load the next run."""
+    mine = str(SERVER).encode()
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if mine in cmdline.read_bytes():
+                os.kill(int(cmdline.parent.name), signal.SIGKILL)
+        except (OSError, ValueError):
+            pass
+
+
 def end(pid: int) -> None:
     """The client and all its servers gone before the next run (no load left behind)."""
     tree = descendants(pid)
@@ -103,6 +116,7 @@ def end(pid: int) -> None:
         os.waitpid(pid, 0)
     except ChildProcessError:
         pass
+    leftovers()
 
 
 def drive(argv: list[str], env: dict, cwd: Path, llm: LLMStub, ready_after: bytes | None, later: float,
@@ -126,7 +140,8 @@ def drive(argv: list[str], env: dict, cwd: Path, llm: LLMStub, ready_after: byte
                 except OSError:
                     chunk = b""
                 if not chunk:
-                    run.failed = "exited: " + seen.decode(errors="replace")[-200:].replace("\n", " ")
+                    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen.decode(errors="replace"))
+                    run.failed = "exited: " + " ".join(text.split())[-300:]
                     break
                 if CPR in chunk:
                     os.write(fd, b"\x1b[1;1R")
@@ -252,7 +267,9 @@ def main() -> None:
             tools = "/".join(str(t) for t in sorted({r.tools for r in runs if r.tools is not None})) or "–"
             later = "/".join(str(t) for t in sorted({r.later_tools for r in runs if r.later_tools is not None})) or "–"
             failed = sum(1 for r in runs if r.failed)
-            note = f" [{failed} of {len(runs)} failed: {next(r.failed for r in runs if r.failed)[-90:]}]" if failed else ""
+            why = next((r.failed for r in runs if r.failed), "")
+            why = why[why.find("Startup timed out"):][:70] if "Startup timed out" in why else why[-70:]
+            note = f" [{failed} of {len(runs)} failed: {why}]" if failed else ""
             print(f"| {client} | {n} ({slow}) | {shown} | {cell(med([r.enter_to_request for r in runs]))} "
                   f"| {tools} | {later}{note} |")
     if broken:
