@@ -18,7 +18,7 @@ from client.ui import i18n
 from client.core.config import THREAD_ID_RE, ConfigError, Settings
 from client.ui.options import add_chat_options, add_common_options, add_db_option, resolve, resolve_db, resolve_lang
 from client.ui.i18n import t, tr
-from client.ui import import_command, thread_args
+from client.ui import early_prompt, import_command, thread_args
 from client.ui.parser import Parser as _Parser
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir
 from client.ui.trust import load_user_env, run_trust, settle
@@ -208,6 +208,7 @@ def dispatch(args: argparse.Namespace) -> int:
         guard_logging()  # library warnings are cleaned and masked like everything we print
         settings = resolve(args)
         settings = dataclasses.replace(settings, prompt=read_prompt(args))  # after the options: errors first
+        early_prompt.show(settings)  # the prompt at once; the chat loads while the user types
         return asyncio.run(run_chat(settings))
     if args.cmd in ("threads", "export", "delete", "fork"):
         from client.ui import thread_commands as tc
@@ -257,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     except Exception as e:  # noqa: BLE001 - classified in one place
         return report(e, argv, debug)
+    finally:
+        early_prompt.erase()  # e.g. Ctrl-C before the chat took over the terminal
 
 
 def report(e: Exception, argv: list[str], debug: bool) -> int:
@@ -287,6 +290,8 @@ def report(e: Exception, argv: list[str], debug: bool) -> int:
 def _error_line(text: str) -> None:
     """An error line on stderr: known secrets masked, nothing that acts on a terminal."""
     from client.ui.safe_text import screen
+
+    early_prompt.erase()
 
     print(screen(text), file=sys.stderr, flush=True)
 

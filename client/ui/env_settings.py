@@ -24,6 +24,7 @@ TOOL_SEARCH_MODES = ("auto", "on", "off")  # = client.core.context.deferred_tool
 LOCAL_THREADS = "MCP_CHAT_LOCAL_THREADS"  # local: llama-server threads (read by client/engine/local/server.py)
 KEEP_ALIVE = "MCP_CHAT_LOCAL_KEEP_ALIVE"  # local: seconds (read by client/engine/local/keeper.py)
 OAUTH_HEADLESS = "MCP_CHAT_OAUTH_HEADLESS"  # read by client/engine/mcp/oauth.py
+STARTUP_TIMEOUT = "MCP_CHAT_STARTUP_TIMEOUT"  # seconds per MCP server start (read by client/engine/mcp/starting.py)
 DAEMON = "MCP_CHAT_DAEMON"  # read by plumbing/forkserver/launcher.py (client/engine/daemon.py) before the command line
 DAEMON_IDLE = "MCP_CHAT_DAEMON_IDLE"  # read by plumbing/forkserver/daemon.py
 
@@ -97,6 +98,7 @@ def check_chat() -> None:
     number(LOCAL_THREADS, int, lambda n: n >= 0, "0 (auto) or more")
     number(KEEP_ALIVE, float, lambda s: finite(s) and s >= 0, "seconds >= 0")
     env_flag(OAUTH_HEADLESS)
+    number(STARTUP_TIMEOUT, float, lambda s: finite(s) and s > 0, "seconds > 0")
 
 
 def check_every_command() -> None:

@@ -438,6 +438,7 @@ from client.ui.i18n_startup import EN as _EN_START, KO as _KO_START  # noqa: E40
 from client.ui.i18n_picker import EN as _EN_PICK, KO as _KO_PICK  # noqa: E402 - first screen, habits
 from client.ui.i18n_fork import EN as _EN_FORK, KO as _KO_FORK  # noqa: E402 - fork, rewind
 from client.ui.i18n_import import EN as _EN_IMPORT, KO as _KO_IMPORT  # noqa: E402 - mcp-chat import
+from client.ui.i18n_servers import EN as _EN_SERVERS, KO as _KO_SERVERS  # noqa: E402 - /mcp, servers starting
 
 KO.update(_KO_MCP)
 EN.update(_EN_MCP)
@@ -453,6 +454,8 @@ KO.update(_KO_FORK)
 EN.update(_EN_FORK)
 KO.update(_KO_IMPORT)
 EN.update(_EN_IMPORT)
+KO.update(_KO_SERVERS)
+EN.update(_EN_SERVERS)
 TABLES = {"ko": KO, "en": EN}
 _lang = "ko"
 

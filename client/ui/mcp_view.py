@@ -50,3 +50,22 @@ def describe_servers(hub: ToolHub) -> list[str]:
     lines += [t("mcp_server_row", name=spec.name, state=t("mcp_state_disabled"), transport=spec.transport,
                 shown=spec.shown, n=0) for spec in hub.disabled]
     return lines
+
+
+TIMER_AFTER = 3.0  # seconds before the status line shows how long the servers have been starting
+SHOWN_NAMES = 4  # names on the status line; the rest as "+N"
+
+
+def starting_line(hub: ToolHub) -> str | None:
+    """The bottom toolbar at a terminal while servers start: their names, a timer after a few
+    seconds; None once none is starting."""
+    starting = hub.starting()
+    if not starting:
+        return None
+    names = ", ".join(name for name, _ in starting[:SHOWN_NAMES])
+    if len(starting) > SHOWN_NAMES:
+        names += f" +{len(starting) - SHOWN_NAMES}"
+    oldest = starting[0][1]
+    if oldest < TIMER_AFTER:
+        return t("mcp_starting", names=names)
+    return t("mcp_starting_timer", names=names, secs=int(oldest))

@@ -48,10 +48,9 @@ class Repl:
         self.reader = reader  # startup.make_reader: prompt_toolkit at a terminal, lines in a pipe, none with -p
         self._current: asyncio.Task | None = None  # what Ctrl-C cancels
         self.capture: Capture | None = None  # -p: what the one turn produced
-        # at a terminal the MCP servers may still be connecting (client/ui/startup.py): awaited before a turn
-        self.tools_ready: Callable[[], Awaitable[None]] | None = None
-        # before every turn: servers whose tools changed are listed again (client/ui/startup.py)
+        # before every turn: the tools ready by now join, failed starts are reported (client/ui/startup.py)
         self.tools_changed: Callable[[], Awaitable[None]] | None = None
+        self._fatal: BaseException | None = None  # a start-up check that failed while the user typed (watch)
         self.slash = SlashContext(session, renderer, hub, read_line=self.read_line, switch=self.switch,
                                   compact=self.turn_compact, turn=self.turn)
 
@@ -63,16 +62,31 @@ class Repl:
     async def read_line(self, prompt: str | None = None, *, main: bool = False) -> str | None:
         """A line, or None at EOF or on Ctrl-C at the prompt."""
         assert self.reader is not None
+        if self._fatal is not None:
+            raise self._fatal
         self._current = asyncio.ensure_future(self.reader.read(prompt, main=main))
         try:
             return await self._current
         except asyncio.CancelledError:
+            if self._fatal is not None and not _self_cancelling():
+                raise self._fatal from None
             if self._current.cancelled() and not _self_cancelling():
                 self.r.line("")
                 return None
             raise
         finally:
             self._current = None
+
+    def watch(self, check: asyncio.Task) -> None:
+        """A start-up check running while the user reads and types (the key): when it fails, the
+        line being read is dropped and its error ends the chat, as if it had failed before the prompt."""
+
+        def done(task: asyncio.Task) -> None:
+            if not task.cancelled() and task.exception() is not None:
+                self._fatal = task.exception()
+                self._interrupt()
+
+        check.add_done_callback(done)
 
     async def choose_thread(self) -> None:
         """--thread, --new, -c, -r [ID], or the picker at a terminal (client/ui/picker.py); with --fork,
@@ -181,8 +195,6 @@ class Repl:
                 if await slash.run(self.slash, cmd) == "exit":
                     break
                 continue
-            if self.tools_ready is not None and not await self.wait_for_tools():
-                continue
             if self.tools_changed is not None:
                 await self.tools_changed()
             await self.turn(await with_mentions(self.hub, self.s, self.r, text))
@@ -190,22 +202,6 @@ class Repl:
         await self.close_memory()
         self.r.info(t("bye"))
         return 0
-
-    async def wait_for_tools(self) -> bool:
-        """The servers still connecting at the first turn: wait (Ctrl-C drops the line)."""
-        assert self.tools_ready is not None
-        self._current = asyncio.ensure_future(self.tools_ready())
-        try:
-            await self._current
-        except asyncio.CancelledError:
-            if not self._current.cancelled() or _self_cancelling():
-                raise
-            self.r.error(t("interrupted"))
-            return False
-        finally:
-            self._current = None
-        self.tools_ready = None
-        return True
 
     async def turn(self, text: str, *, force_summary: bool = False, focus: str | None = None) -> None:
         started = time.monotonic()

@@ -1,12 +1,12 @@
-"""The chat's start, with everything that can overlap overlapping (issue 30).
+"""The chat's start, with everything that can overlap overlapping (issues 30, 41).
 
 The database is opened before anything starts (client/ui/cli.py: a bad --db is one line before
-any model or server runs). Then the MCP servers are spawned first and connect in the background:
-the bundled stdio search server takes about a second to answer (a few ms when its pre-imported
-process serves it), which is now spent while the key is probed and the model built. A one-shot or piped run
-then waits for the servers before anything is printed, so its output reads as before. At a
-terminal the prompt does not wait for them: their tools join the agent when they are ready,
-and the first turn waits only if they are not ready yet.
+any model or server runs). Then the MCP servers start in the background, each on its own
+(client/engine/mcp/starting.py). At a terminal nothing waits for them, nor for the key check:
+the prompt comes at once, a message is sent with the tools that are ready, a server's tools join
+the next request once it is up, and the bottom toolbar shows the servers still starting. A
+one-shot (-p), piped run or --require-tools waits for every server (each up to its start-up
+timeout) before anything is sent, so scripts stay deterministic.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from client.core.config import Settings
 from client.core.secrets import remember, settings_secrets
+from client.ui import early_prompt
 from client.ui.i18n import t
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from client.engine.store import Store
 
 EXIT_OK, EXIT_RUNTIME = 0, 1
-SPAWN_WAIT = 2.0  # seconds at most for the MCP servers' processes to start before the model is built
+SPAWN_WAIT = 2.0  # -p, pipes: seconds at most for the MCP servers' processes to start before the model is built
 
 
 async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) -> int:
@@ -59,29 +60,40 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
     # --debug: stdio servers' stderr shown line by line, cleaned and masked like everything we print
     errlog = line_pipe(_server_stderr) if settings.debug else None
     hub = ToolHub(specs, settings.debug, permissions, features, frontend, errlog=errlog)
-    connecting = asyncio.get_running_loop().create_task(hub.connect(), name="mcp-connect")
+    # at a terminal nothing waits for a server: each joins the next request once it is up (issue 41);
+    # -p, piped input and --require-tools wait for them all (scripts stay deterministic)
+    lazy = renderer.interactive and settings.prompt is None and not settings.require_tools
+    hub.start()  # every server in the background, each on its own (client/engine/mcp/starting.py)
+    key_check: asyncio.Task | None = None
     try:
-        # the servers start (their own imports, on another core) while this process builds the model
-        await hub.opened(SPAWN_WAIT)
-        models = Models(settings, runtime)  # the one owner of the model: sampling, summaries, memory and the agent read it
         from client.engine.agent import check_key
 
-        await check_key(settings, runtime)  # rejected: exit 2 before any prompt
-        gate = PermissionGate(hub.authorize, hub.tool_of, features.drain_journal)
-        tools = _Tools(connecting, hub, settings, renderer, models, store, gate)
-        waiting = renderer.interactive and settings.prompt is None and not settings.require_tools
-        if waiting:
-            session = _build(settings, store, [], models, gate)
+        if lazy:  # the key is checked while the user reads and types; a refusal ends the chat (Repl.watch)
+            key_check = asyncio.get_running_loop().create_task(check_key(settings, runtime), name="key-check")
         else:
-            await connecting
+            await hub.opened(SPAWN_WAIT)  # their processes start (own imports, another core) while the model is built
+        models = Models(settings, runtime)  # the one owner of the model: sampling, summaries, memory and the agent read it
+        if key_check is None:
+            await check_key(settings, runtime)  # rejected: exit 2 before anything is sent
+        gate = PermissionGate(hub.authorize, hub.tool_of, features.drain_journal)
+        tools = _Tools(hub, settings, renderer, models, store, gate)
+        if not lazy:
+            await hub.connect()
             if _report(hub, settings, renderer):
                 return EXIT_RUNTIME
-            session = _build(settings, store, hub.tools, models, gate)
+        session = _build(settings, store, hub.tools, models, gate)
+        tools.attached = hub.version
         from client.ui.repl import Repl
 
         repl = Repl(session, hub, renderer, frontend, reader)
-        repl.tools_ready = tools.wait if waiting else None
         repl.tools_changed = tools.refresh
+        if key_check is not None:
+            repl.watch(key_check)
+        if lazy and isinstance(reader, TtyReader):
+            from client.ui.mcp_view import starting_line
+
+            reader.status = lambda: starting_line(hub)  # the bottom toolbar while servers start
+        early_prompt.erase()  # the chat's own lines and prompt take its place (client/ui/early_prompt.py)
         try:
             return await repl.run()
         except EOFError:
@@ -89,9 +101,8 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
         finally:
             await session.close()  # background memory work stops before the store closes
     finally:
-        if not connecting.done():
-            connecting.cancel()
-        await asyncio.gather(connecting, return_exceptions=True)
+        if key_check is not None and not key_check.done():
+            key_check.cancel()
         await hub.aclose()
         if errlog is not None:
             errlog.close()  # the line pump ends once the servers let go of their ends
@@ -125,6 +136,7 @@ def _build(settings: Settings, store: Any, tools: list, models: Models, gate: An
 
 def _report(hub: Any, settings: Settings, renderer: Any) -> bool:
     """One line per server that did not start (the others keep their tools); True: stop (--require-tools)."""
+    hub.take_failures()  # reported here, not again before the first turn
     for server in hub.failed():
         if server.state == "unconfigured" and not settings.require_tools:  # bundled search, no Naver keys
             renderer.notice(t("search_no_keys"), True)
@@ -135,25 +147,31 @@ def _report(hub: Any, settings: Settings, renderer: Any) -> bool:
 
 
 class _Tools:
-    """The MCP servers of an interactive session, connecting while the user reads and types."""
+    """The MCP servers of a session, coming up while the user reads and types."""
 
-    def __init__(self, connecting: asyncio.Task, hub: Any, settings: Settings, renderer: Any, models: Models,
-                 store: Any, gate: Any) -> None:
-        self.connecting, self.hub, self.s, self.r = connecting, hub, settings, renderer
+    def __init__(self, hub: Any, settings: Settings, renderer: Any, models: Models, store: Any, gate: Any) -> None:
+        self.hub, self.s, self.r = hub, settings, renderer
         self.models, self.store, self.gate = models, store, gate
-
-    async def wait(self) -> None:
-        """Before a turn: the servers are connected and their tools are the agent's."""
-        await asyncio.shield(self.connecting)
-        _report(self.hub, self.s, self.r)
-        if self.hub.tools:
-            self.models.attach(self.hub.tools, self.store.checkpointer, self.gate)
+        self.attached = -1  # the hub's tool-list version the agent was built over
 
     async def refresh(self) -> None:
-        """Before every turn: a server whose tools changed (or whose listing expired) is listed
-        again, and the agent gets the new tools."""
-        if self.connecting.done() and await self.hub.refresh():
+        """Before every turn: failed starts reported (once each), servers whose tools changed (or
+        whose listing expired) listed again, and the tools that are ready now become the agent's.
+        Nothing here waits for a server that is still starting."""
+        _report_new(self.hub, self.s, self.r)
+        await self.hub.refresh()
+        if self.hub.version != self.attached:
+            self.attached = self.hub.version
             self.models.attach(self.hub.tools, self.store.checkpointer, self.gate)
+
+
+def _report_new(hub: Any, settings: Settings, renderer: Any) -> None:
+    """One line per server whose start failed since the last report (retry: /mcp enable NAME)."""
+    for server in hub.take_failures():
+        if server.state == "unconfigured":  # bundled search, no Naver keys
+            renderer.notice(t("search_no_keys"), True)
+        else:
+            renderer.error(t("mcp_server_failed", name=server.spec.name, target=server.spec.where, err=server.error))
 
 
 def client_features(settings: Settings, models: Models | Callable[[], Models], frontend: Frontend) -> ClientFeatures:

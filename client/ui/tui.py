@@ -16,7 +16,7 @@ import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from client.ui.slash.table import TABLE
 from client.core.paths import data_dir, safe_name
@@ -103,16 +103,36 @@ class TtyReader:
                                   complete_while_typing=True, style=style, enable_open_in_editor=False,
                                   prompt_continuation=lambda width, *_: [("class:continuation", "… ".rjust(width))])
         self.other = PromptSession(key_bindings=_bindings(), style=style)  # thread id, y/N: not in history
+        # the bottom toolbar at the main prompt while it says something (the MCP servers still
+        # starting, client/ui/mcp_view.py starting_line); redrawn every second for its timer
+        self.status: Callable[[], str | None] | None = None
 
     async def read(self, prompt: str | None = None, *, main: bool = False) -> str | None:
         session = self.main if main else self.other
         message = [("", "\n"), ("class:prompt", "❯ ")] if main else [("class:prompt", prompt or "")]
+        extra = self._toolbar() if main else {}
         try:
             # handle_sigint=False: the REPL's own SIGINT handler stays installed; at the
             # prompt Ctrl-C is a key (raw mode), handled by the binding above.
-            return await session.prompt_async(message, handle_sigint=False)
+            return await session.prompt_async(message, handle_sigint=False, **extra)
         except (EOFError, KeyboardInterrupt):
             return None
+
+    def _toolbar(self) -> dict:
+        """prompt_async options for the status toolbar: shown while `status` has a text, then gone
+        (from the next redraw on: prompt_toolkit hides a toolbar that is None)."""
+        status, ptk = self.status, self.main
+        if status is None or not status():
+            return {"bottom_toolbar": None, "refresh_interval": 0}
+
+        def text() -> str:
+            line = status()
+            if line is None:
+                ptk.bottom_toolbar = None  # hidden from the next redraw on
+                return ""
+            return " " + line
+
+        return {"bottom_toolbar": text, "refresh_interval": 1.0}  # redrawn every second: the timer ticks
 
 
 @contextmanager

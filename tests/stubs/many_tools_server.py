@@ -1,11 +1,13 @@
 """A stdio MCP server with many generated tools, for deferred tool schemas (issue 41).
 
     python tests/stubs/many_tools_server.py DOMAIN[,DOMAIN...] [--count N] [--log FILE]
+        [--delay S] [--gate FILE]
 
 DOMAIN is one of DOMAINS (github, slack, ...): its N tools (default 8) are `DOMAIN_VERB_NOUN`
 (past 8: `..._2`, `..._3`), each with a realistic description and 3-5 typed parameters, like the
 servers people run; several domains make one process serve all their tools. A call returns
 "DOMAIN_VERB_NOUN ran: {arguments}" and, with --log, appends that line to FILE (proof it ran).
+--delay S / --gate FILE: a slow server, which reads its input only after S seconds / once FILE exists.
 `catalog(domain, count)` gives the same tools as plain data (for tests and bench/tools_bench.py).
 """
 
@@ -116,5 +118,13 @@ if __name__ == "__main__":
     ap.add_argument("domains", type=lambda v: [d for d in v.split(",") if d in DOMAINS or ap.error(d)])
     ap.add_argument("--count", type=int, default=8)
     ap.add_argument("--log")
+    ap.add_argument("--delay", type=float, default=0.0)
+    ap.add_argument("--gate")
     a = ap.parse_args()
+    import os
+    import time
+
+    time.sleep(a.delay)
+    while a.gate and not os.path.exists(a.gate):
+        time.sleep(0.02)
     build(a.domains, a.count, a.log).run("stdio")

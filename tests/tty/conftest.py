@@ -19,9 +19,12 @@ from typing import Callable, Iterator
 
 import pytest
 
+from client.ui.i18n import EN, KO
 from tests.conftest import ChatRunner
 
 WIDTH, HEIGHT = 120, 40
+STARTING = ("MCP 서버 시작 중", "MCP servers starting")  # the bottom toolbar while servers start (issue 41)
+GREETING = (KO["greeting"][:20], EN["greeting"][:20])  # before any wrap
 TMUX = shutil.which("tmux")
 CONF = "set -g remain-on-exit on\nset -g default-shell /bin/sh\nset -g status off\nset -g history-limit 20000\nset -g default-terminal screen-256color\n"
 
@@ -87,8 +90,12 @@ class Pane:
         return sum(1 for ln in self.screen().splitlines() if ln.startswith("❯"))
 
     def wait_prompt(self, n: int, timeout: float = 30) -> str:
-        """Until the n-th main prompt is on screen (the program is idle again)."""
-        return self.wait_for(lambda s: sum(1 for ln in s.splitlines() if ln.startswith("❯")) >= n, timeout)
+        """Until the n-th main prompt is on screen (the program is idle again) and the status toolbar
+        names no MCP server still starting (a message sent now carries every server's tools). The
+        greeting first: the early prompt drawn before the chat loaded (client/ui/early_prompt.py)
+        is erased when the chat prints its first line, and counts for nothing."""
+        return self.wait_for(lambda s: sum(1 for ln in s.splitlines() if ln.startswith("❯")) >= n
+                             and any(g in s for g in GREETING) and not any(mark in s for mark in STARTING), timeout)
 
     def exit_status(self, timeout: float = 30) -> int:
         end = time.monotonic() + timeout

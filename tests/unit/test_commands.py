@@ -12,7 +12,7 @@ from client.ui.slash.table import ALIASES, BY_NAME, TABLE, Command, help_text, p
 
 REQUIRED = ["help", "new", "threads", "resume", "delete", "export", "context", "compact", "summary", "tokens",
             "tools", "clear", "cls", "exit", "title", "memory", "forget", "end", "servers", "model", "permissions",
-            "prompts", "prompt", "resources", "roots", "fork", "rewind"]
+            "prompts", "prompt", "resources", "roots", "fork", "rewind", "mcp"]
 
 
 @pytest.fixture

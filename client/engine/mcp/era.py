@@ -14,6 +14,7 @@ server's task-only tools callable.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any, Awaitable, Callable, TypeVar
 
 from mcp import types
@@ -40,24 +41,32 @@ def modern(session: ClientSession) -> bool:
     return session.protocol_version in MODERN
 
 
-async def negotiate(session: ClientSession, mode: str = AUTO) -> None:
+async def negotiate(session: ClientSession, mode: str = AUTO, deadline: float | None = None) -> None:
     """Connect: `server/discover` when the server speaks 2026-07-28, else the 2025 handshake.
 
     Anything short of a usable discover result falls back to `initialize`; only a server that
     says it speaks nothing but modern versions we lack is refused. Network errors propagate.
+    A probe that times out (the SDK gives it 10 s) is no answer at all: a server still starting
+    (a stdio server reads its input only once it is up) is probed again until `deadline`
+    (time.monotonic(); None: no limit here, the caller's start-up timeout ends the wait),
+    never taken for a 2025 server, which a modern-only one would refuse.
     """
     if mode == LEGACY:
         await session.initialize()
         return
-    try:
-        await session.discover()  # adopts the result; retries once at a version the server names
-        return
-    except MCPError as e:
-        if mode != AUTO or (e.code == types.UNSUPPORTED_PROTOCOL_VERSION and not _handshake_ok(e.data)):
-            raise
-    except (RuntimeError, ValidationError):  # no mutual modern version, or not a discover result
-        if mode != AUTO:
-            raise
+    while True:
+        try:
+            await session.discover()  # adopts the result; retries once at a version the server names
+            return
+        except MCPError as e:
+            if e.code == types.REQUEST_TIMEOUT and (deadline is None or time.monotonic() < deadline):
+                continue  # its answer to the first probe is dropped by the SDK; the next one is read
+            if mode != AUTO or (e.code == types.UNSUPPORTED_PROTOCOL_VERSION and not _handshake_ok(e.data)):
+                raise
+        except (RuntimeError, ValidationError):  # no mutual modern version, or not a discover result
+            if mode != AUTO:
+                raise
+        break
     await session.initialize()
 
 

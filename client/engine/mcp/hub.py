@@ -30,8 +30,9 @@ from client.engine.mcp.permissions import CallInfo, Permissions, ToolKey, Verdic
 from client.engine.mcp.features import ClientFeatures
 from client.engine.mcp.oversize import oversize
 from client.engine.mcp.results import result_text
-from client.engine.mcp.server import START_TIMEOUT, ServerConn, ServerGone
+from client.engine.mcp.server import ServerConn, ServerGone
 from client.engine.mcp.specs import ServerSpec, bundled_spec
+from client.engine.mcp.starting import OFF, ServerFleet
 
 # what the model reads when a server is gone: fixed English, the same under every --lang
 SERVER_GONE = "MCP server '{name}' is unreachable ({err}). It will be reconnected on the next call."
@@ -41,18 +42,16 @@ __all__ = ["ToolHub", "ToolProgress"]  # ToolProgress: client/engine/frontend.py
 _FN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
-class ToolHub:
+class ToolHub(ServerFleet):
     def __init__(self, specs: list[ServerSpec] | None = None, debug: bool = False,
                  permissions: Permissions | None = None, features: ClientFeatures | None = None,
                  frontend: Frontend | None = None, errlog: IO[str] | None = None) -> None:
         """`frontend`: where tools' progress goes (default: nowhere); `errlog`: where stdio servers'
-        stderr goes (the ui's own stream with --debug; None: a private file, its last line in errors)."""
+        stderr goes (the ui's own stream with --debug; None: a private file, its last line in errors).
+        The servers start with `start()` (background) or `connect()` (waited for): starting.py."""
         self.permissions = permissions or Permissions()  # who may run what (permissions.py)
-        self.features = features
         self.frontend = frontend or Frontend()
-        specs = specs if specs is not None else [bundled_spec()]
-        self.disabled = [s for s in specs if not s.enabled]  # "enabled": false: listed, never started
-        self.servers = [ServerConn(s, features, errlog) for s in specs if s.enabled]
+        super().__init__(specs if specs is not None else [bundled_spec()], features, errlog)
         if not debug:  # the SDK logs tracebacks (e.g. a server printing non-JSON); we report one line
             sdk_log = logging.getLogger("mcp")
             if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
@@ -60,21 +59,7 @@ class ToolHub:
             sdk_log.propagate = False
         self.tools: list[BaseTool] = []
         self.owner: dict[str, tuple[ServerConn, types.Tool]] = {}  # tool name -> (server, MCP tool)
-
-    # -- lifecycle -------------------------------------------------------------
-    async def connect(self, timeout: float = START_TIMEOUT) -> None:
-        """Start every server concurrently; the failed ones keep `error`, the others serve tools."""
-        await asyncio.gather(*(s.start(timeout) for s in self.servers))
-        self._build_tools()
-
-    async def opened(self, timeout: float) -> None:
-        """Until every server's transport is up (a stdio server's process started), at most `timeout`
-        seconds: a caller about to keep the CPU busy lets the servers start meanwhile."""
-        waits = [asyncio.ensure_future(s.opened.wait()) for s in self.servers]
-        if waits:
-            _, pending = await asyncio.wait(waits, timeout=timeout)
-            for w in pending:
-                w.cancel()
+        self._names: dict[tuple[str, str], str] = {}  # (server, MCP tool) -> its function name, kept once given
 
     async def refresh(self) -> bool:
         """Before a turn: the servers whose listing is stale list their tools again (listing.py).
@@ -85,10 +70,13 @@ class ToolHub:
         return changed
 
     async def aclose(self) -> None:
+        for task in self._starts.values():
+            task.cancel()
+        await asyncio.gather(*self._starts.values(), return_exceptions=True)
         await asyncio.gather(*(s.aclose() for s in self.servers), return_exceptions=True)
 
     def failed(self) -> list[ServerConn]:
-        return [s for s in self.servers if s.state not in ("connected", "closed")]
+        return [s for s in self.servers if s.state not in ("connected", "closed", "connecting", OFF)]
 
     @property
     def error(self) -> str | None:
@@ -97,19 +85,36 @@ class ToolHub:
         return "; ".join(f"{s.spec.name}: {s.error or s.state}" for s in bad) or None
 
     # -- tools -----------------------------------------------------------------
+    def _names_fresh(self) -> None:
+        self._names.clear()
+
+    def _offered(self) -> list[ServerConn]:
+        """Whose tools are offered: the servers in the order they came up (a dead one's stay: it is
+        reconnected on its next call), then any connected one not yet in it (tests build by hand)."""
+        return [s for s in self.order if s.state != OFF] + \
+            [s for s in self.servers if s.state == "connected" and s not in self.order]
+
     def _build_tools(self) -> None:
-        pairs = [(s, tool) for s in self.servers if s.state == "connected" for tool in s.tools]
+        """The tool list: a name once given stays (a server that comes up later never renames the
+        tools already offered); names that collide are prefixed with the server's name."""
+        pairs = [(s, tool) for s in self._offered() for tool in s.tools]
         counts = Counter(_fn_name(tool.name) for _, tool in pairs)
+        kept = {self._names[k] for k in ((s.spec.name, tool.name) for s, tool in pairs) if k in self._names}
         self.tools, self.owner = [], {}
         for server, tool in pairs:
-            name = _fn_name(tool.name)
-            if counts[name] > 1:
-                name = _fn_name(f"{server.spec.name}_{tool.name}")
-            base, n = name, 2
-            while name in self.owner:
-                name, n = f"{base[:60]}_{n}", n + 1
+            key = (server.spec.name, tool.name)
+            name = self._names.get(key)
+            if name is None or name in self.owner:
+                name = _fn_name(tool.name)
+                if counts[name] > 1 or name in kept:
+                    name = _fn_name(f"{server.spec.name}_{tool.name}")
+                base, n = name, 2
+                while name in self.owner or name in kept:
+                    name, n = f"{base[:60]}_{n}", n + 1
+                self._names[key] = name
             self.owner[name] = (server, tool)
             self.tools.append(self._lc_tool(name, server, tool))
+        self.version += 1
 
     def _lc_tool(self, name: str, server: ServerConn, tool: types.Tool) -> BaseTool:
         schema = for_model(tool.input_schema)  # the server's own schema, safe to show a model

@@ -80,6 +80,7 @@ class ServerConn:
         self.opened = asyncio.Event()  # the transport is up (a stdio server's process runs), or it failed
         self._lock = asyncio.Lock()
         self._last_attempt = 0.0
+        self._deadline: float | None = None
         self._errlog: IO[str] | None = None
         self.logging_in = False  # an OAuth login is waiting for the user
 
@@ -93,6 +94,7 @@ class ServerConn:
         self.opened.clear()  # the same event: ToolHub.opened may be waiting on it already
         self.state, self.error, self.listing = "connecting", None, Listing()
         self._last_attempt = time.monotonic()
+        self._deadline = self._last_attempt + timeout  # a slow server is probed again until then (era.py)
         self._task = asyncio.create_task(self._own(), name=f"mcp-server:{self.spec.name}")
         try:
             await asyncio.wait_for(self._ready.wait(), timeout)
@@ -115,6 +117,8 @@ class ServerConn:
         task, self._task = self._task, None
         self._stop.set()
         if task is not None and not task.done():
+            if not self._ready.is_set():  # still starting: nothing to leave gracefully, end it now
+                task.cancel()
             try:
                 await asyncio.wait_for(asyncio.shield(task), STOP_TIMEOUT)
             except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - shutting down anyway
@@ -133,7 +137,7 @@ class ServerConn:
             async with AsyncExitStack() as stack:
                 session = await stack.enter_async_context(await self._open(stack))
                 self.opened.set()
-                await era.negotiate(session, self.spec.protocol)
+                await era.negotiate(session, self.spec.protocol, self._deadline)
                 self.protocol = session.protocol_version
                 self.tools = await self.listing.tools(session)
                 self.session, self.state = session, "connected"

@@ -67,6 +67,7 @@ class ServerSpec:
     shown: str = ""  # how the user wrote it, without secret values
     secrets: list[str] = field(default_factory=list)  # values to mask wherever text leaves the hub
     timeout: float | None = None  # seconds per tool call (None: hub default)
+    startup_timeout: float | None = None  # "startupTimeout": seconds to connect and list tools (None: hub default)
     bundled: bool = False
     missing: list[str] = field(default_factory=list)  # required env vars that are unset: not started
     always_allow: list[str] = field(default_factory=list)  # "alwaysAllow": tools run without asking ("*": all)
@@ -254,9 +255,10 @@ def _parse_entry(name: str, entry: dict, path: str, bad: Any) -> ServerSpec:
         out = {str(k): expand(v, f'"{key}.{k}"') for k, v in value.items()}
         return out
 
-    timeout = entry.get("timeout")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
-        raise bad('"timeout" must be a positive number of seconds')
+    timeout, startup = entry.get("timeout"), entry.get("startupTimeout")
+    for key, value in (("timeout", timeout), ("startupTimeout", startup)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+            raise bad(f'"{key}" must be a positive number of seconds')
     allow: list[str] = []
     for key in ("alwaysAllow", "autoApprove"):  # Roo/Cline spellings of the same list
         value = entry.get(key, [])
@@ -267,7 +269,7 @@ def _parse_entry(name: str, entry: dict, path: str, bad: Any) -> ServerSpec:
     if protocol is None:
         raise bad('"protocol" must be "auto", "legacy" (the 2025 handshake) or "2026-07-28"')
     spec = ServerSpec(name=name, transport=transport, timeout=float(timeout) if timeout else None, always_allow=allow,
-                      protocol=protocol)
+                      protocol=protocol, startup_timeout=float(startup) if startup else None)
     if has_cmd:
         args = entry.get("args") or []
         if not isinstance(args, list):

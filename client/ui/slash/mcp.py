@@ -1,4 +1,4 @@
-"""MCP commands (/tools /servers /permissions /prompts /prompt /resources /roots) and @server:uri mentions."""
+"""MCP commands (/mcp /tools /servers /permissions /prompts /prompt /resources /roots) and @server:uri mentions."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from client.core.context.budget import estimate_text_tokens
+from client.engine.mcp.specs import ServerSpec
 from client.engine.mcp.catalog import (CatalogError, list_prompts, list_resources, mentions, parse_prompt_call,
                                        read_resource, run_prompt)
 from client.ui.i18n import t
@@ -32,6 +33,42 @@ async def tools(c: SlashContext, arg: str) -> None:
 async def servers(c: SlashContext, arg: str) -> None:
     for line in describe_servers(c.hub):
         c.r.line(line)
+
+
+async def mcp(c: SlashContext, arg: str) -> None:
+    """/mcp: every server with its state and tool count; /mcp disable|enable NAME for this session.
+    At a terminal an enabled server starts in the background; in a pipe it is waited for (up to its
+    start-up timeout), so a script's next line sees its tools."""
+    words = arg.split()
+    if not words:
+        await servers(c, arg)
+        return
+    if len(words) != 2 or words[0].lower() not in ("enable", "disable"):
+        c.r.error(t("mcp_usage"))
+        return
+    op, name = words[0].lower(), words[1]
+    found = c.hub.find(name)
+    if found is None:
+        c.r.error(t("mcp_unknown", name=name))
+        return
+    if op == "disable":
+        n = len(c.hub.tools_of(found)) if not isinstance(found, ServerSpec) else 0
+        c.r.line(t("mcp_disabled_now", name=name, n=n) if await c.hub.disable(name) else t("mcp_already_off", name=name))
+        return
+    task = c.hub.enable(name)
+    if task is None:
+        c.r.line(t("mcp_already_on", name=name))
+        return
+    c.r.line(t("mcp_enabling", name=name))
+    if not c.r.interactive:
+        await task
+    server = _server(c.hub, name)
+    if task.done() and server is not None:
+        if server.state == "connected":
+            c.r.line(t("mcp_enabled_now", name=name, n=len(c.hub.tools_of(server))))
+        elif server in c.hub.failures:  # reported here, once
+            c.hub.failures.remove(server)
+            c.r.error(t("mcp_server_failed", name=name, target=server.spec.where, err=server.error))
 
 
 async def permissions(c: SlashContext, arg: str) -> None:

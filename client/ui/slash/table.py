@@ -44,6 +44,7 @@ TABLE: tuple[Entry, ...] = (
     Entry("model", "[NAME]", ctx.model),
     Entry("tools", "", mcp.tools),
     Entry("servers", "", mcp.servers),
+    Entry("mcp", "[enable|disable NAME]", mcp.mcp),
     Entry("permissions", "[reset]", mcp.permissions),
     Entry("title", "[TEXT]", threads.title),
     Entry("memory", "", ctx.memory),

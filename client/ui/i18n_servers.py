@@ -1,0 +1,28 @@
+"""UI strings of the MCP servers' lifecycle at a terminal (issue 41): /mcp, the status line of the
+servers still starting. Merged into the main tables in client/ui/i18n.py."""
+
+KO: dict[str, str] = {
+    "mcp_state_off": "꺼 둠 (이 세션)",
+    "mcp_usage": "사용법: /mcp, /mcp enable 이름, /mcp disable 이름",
+    "mcp_unknown": "설정에 없는 MCP 서버입니다: {name}",
+    "mcp_disabled_now": "MCP 서버 '{name}'을(를) 껐습니다. 다음 요청부터 그 도구 {n}개는 빠집니다.",
+    "mcp_already_off": "MCP 서버 '{name}'은(는) 이미 꺼져 있습니다.",
+    "mcp_already_on": "MCP 서버 '{name}'은(는) 이미 연결되어 있습니다.",
+    "mcp_enabling": "MCP 서버 '{name}'을(를) 시작합니다. 연결되면 다음 요청부터 그 도구가 함께 갑니다.",
+    "mcp_enabled_now": "MCP 서버 '{name}' 연결됨 · 도구 {n}개 (다음 요청부터)",
+    "mcp_starting": "MCP 서버 시작 중: {names}",
+    "mcp_starting_timer": "MCP 서버 시작 중 ({secs}초): {names}",
+}
+
+EN: dict[str, str] = {
+    "mcp_state_off": "off for this session",
+    "mcp_usage": "Usage: /mcp, /mcp enable NAME, /mcp disable NAME",
+    "mcp_unknown": "No such MCP server in the configuration: {name}",
+    "mcp_disabled_now": "MCP server '{name}' is off. Its {n} tools leave the next request.",
+    "mcp_already_off": "MCP server '{name}' is off already.",
+    "mcp_already_on": "MCP server '{name}' is connected already.",
+    "mcp_enabling": "Starting MCP server '{name}'. Once it is up, its tools join the next request.",
+    "mcp_enabled_now": "MCP server '{name}' connected · {n} tools (from the next request)",
+    "mcp_starting": "MCP servers starting: {names}",
+    "mcp_starting_timer": "MCP servers starting ({secs}s): {names}",
+}

@@ -1,0 +1,152 @@
+"""MCP servers never hold a message up (issue 41): real stdio servers (tests/stubs/many_tools_server.py,
+one of them slow: it reads its input only once a gate file exists), the session and the per-turn
+hook the terminal uses (client/ui/startup.py _Tools), /mcp through the slash table. Assertions are
+on the request bodies the recording model stub received; every wait is for a sign (a server's
+start ended), never a sleep."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from client.core.config import Settings
+from client.engine.build import build_session
+from client.engine.mcp import ToolHub
+from client.engine.mcp.gate import PermissionGate
+from client.engine.mcp.permissions import Permissions
+from client.engine.mcp.specs import ServerSpec
+from client.engine.store import open_store
+from client.ui import i18n
+from client.ui.render import Renderer
+from client.ui.slash import table as slash
+from client.ui.slash.base import SlashContext
+from client.ui.startup import _Tools
+from tests.conftest import ROOT, TEST_KEY
+from tests.sessions import run_turn
+
+pytestmark = pytest.mark.sqlite_only
+SERVER = ROOT / "tests" / "stubs" / "many_tools_server.py"
+
+
+def spec(name: str, domain: str, *, gate: Path | None = None, startup: float | None = None) -> ServerSpec:
+    args = [str(SERVER), domain, "--count", "2", *(["--gate", str(gate)] if gate else [])]
+    return ServerSpec(name, "stdio", command=sys.executable, args=args, startup_timeout=startup)
+
+
+def names(request: dict) -> list[str]:
+    return [t["function"]["name"] for t in request.get("tools", [])]
+
+
+QUICK = ["github_list_issue", "github_list_pull_request"]
+SLOW = ["slack_list_message", "slack_list_channel"]
+
+
+class Lazy:
+    """A chat as the terminal builds it: servers started in the background, the agent given the
+    tools that are ready before each turn, nothing waited for."""
+
+    def __init__(self, tmp: Path, llm, specs: list[ServerSpec]) -> None:
+        self.tmp, self.llm, self.specs = tmp, llm, specs
+        self.settings = Settings(db=str(tmp / "chat.db"), api_key=TEST_KEY, base_url=llm.base_url, model="stub",
+                                 memory=False, tool_search="off", max_input_tokens=20_000)
+        self.out = io.StringIO()
+        self.r = Renderer(self.out, self.out)
+
+    async def __aenter__(self) -> "Lazy":
+        self.hub = ToolHub(self.specs, permissions=Permissions(yes=True))
+        self.hub.start()
+        self.store = await open_store(self.settings.db)
+        gate = PermissionGate(self.hub.authorize, self.hub.tool_of)
+        self.session = build_session(self.settings, self.store, self.hub.tools, gate=gate)
+        self.tools = _Tools(self.hub, self.settings, self.r, self.session.models, self.store, gate)
+        await self.session.open("t1")
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.session.close()
+        await self.store.close()
+        await self.hub.aclose()
+
+    async def turn(self, text: str) -> dict:
+        """One message as the REPL sends it; the request body the model received."""
+        before = len(self.llm.chat_requests())
+        await self.tools.refresh()
+        await run_turn(self.session, text)
+        return self.llm.chat_requests()[before]
+
+    async def slash(self, line: str) -> str:
+        async def nothing(*_a, **_k) -> None:
+            return None
+
+        start = self.out.tell()
+        ctx = SlashContext(self.session, self.r, self.hub, read_line=nothing, switch=nothing, compact=nothing, turn=nothing)
+        cmd = slash.parse(line)
+        assert cmd is not None
+        await slash.run(ctx, cmd)
+        return self.out.getvalue()[start:]
+
+
+@pytest.fixture(autouse=True)
+def korean():
+    i18n.set_lang("ko")
+
+
+async def test_a_slow_servers_tools_join_a_later_request_at_the_end(tmp_path, llm):
+    gate = tmp_path / "gate"
+    async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate), spec("quick", "github")]) as chat:
+        await chat.hub.wait(["quick"])  # the sign: the quick server's start ended
+        first = await chat.turn("안녕")
+        assert names(first) == QUICK  # sent with what is ready: the slow server is still starting
+        assert [n for n, _ in chat.hub.starting()] == ["slow"]  # the message did not wait for it
+        gate.touch()
+        await chat.hub.wait(["slow"])
+        second = await chat.turn("또 안녕")
+        assert names(second) == QUICK + SLOW  # appended at the end: the cached prefix holds
+        assert chat.hub.starting() == []
+
+
+async def test_mcp_lists_disable_drops_and_enable_brings_back(tmp_path, llm):
+    async with Lazy(tmp_path, llm, [spec("quick", "github"), spec("other", "slack")]) as chat:
+        await chat.hub.wait()
+        listing = await chat.slash("/mcp")
+        assert "quick: 연결됨 · stdio" in listing and "도구 2개" in listing and "other: 연결됨" in listing
+        said = await chat.slash("/mcp disable quick")
+        assert "'quick'을(를) 껐습니다" in said and "2개" in said
+        assert "quick: 꺼 둠 (이 세션) · stdio" in await chat.slash("/mcp")
+        assert await chat.slash("/servers") == await chat.slash("/mcp")  # /servers keeps working
+        assert names(await chat.turn("하나")) == SLOW
+        said = await chat.slash("/mcp enable quick")  # not a terminal: waited for, like a script needs
+        assert "'quick' 연결됨 · 도구 2개" in said
+        assert names(await chat.turn("둘")) == SLOW + QUICK
+        assert "이미 연결되어 있습니다" in await chat.slash("/mcp enable quick")
+        assert "설정에 없는 MCP 서버입니다: nope" in await chat.slash("/mcp disable nope")
+        assert "사용법" in await chat.slash("/mcp start quick")
+
+
+async def test_a_server_past_its_start_up_timeout_is_reported_once_and_retried_by_enable(tmp_path, llm):
+    gate = tmp_path / "gate"
+    async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate, startup=4.0), spec("quick", "github")]) as chat:
+        await chat.hub.wait()
+        assert chat.hub.find("slow").state == "failed"  # type: ignore[union-attr]
+        assert names(await chat.turn("하나")) == QUICK
+        report = chat.out.getvalue()
+        assert report.count("MCP 서버 'slow'에 연결하지 못했습니다") == 1 and "no answer within 4s" in report
+        await chat.turn("둘")
+        assert chat.out.getvalue().count("'slow'에 연결하지 못했습니다") == 1  # one line, not one per turn
+        gate.touch()
+        assert "'slow' 연결됨 · 도구 2개" in await chat.slash("/mcp enable slow")
+        assert names(await chat.turn("셋")) == QUICK + SLOW
+
+
+async def test_an_entry_switched_off_in_the_file_starts_on_enable(tmp_path, llm):
+    off = spec("later", "slack")
+    off.enabled = False
+    async with Lazy(tmp_path, llm, [spec("quick", "github"), off]) as chat:
+        await chat.hub.wait()
+        assert "later: 꺼 둠 (설정에서 끔)" in await chat.slash("/mcp")
+        assert names(await chat.turn("하나")) == QUICK
+        await chat.slash("/mcp enable later")
+        assert names(await chat.turn("둘")) == QUICK + SLOW
