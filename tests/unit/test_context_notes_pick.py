@@ -1,0 +1,124 @@
+"""Which sentences a rolling summary keeps word for word (client/core/context/quality.py,
+rolling.py), for a long chat between two people as much as for a user's chat: small talk that
+happens to say "actually" is no correction, an apostrophe is no quotation, a duration in words is
+a value, and what someone likes, lists or did on a date outranks agreement."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+from client.core.context.quality import fact_score, is_correction, lists_things, value_terms
+from client.core.context.rolling import _without_questions, adds_to, mark_superseded, notes_of, roll_summary, section_for
+from client.core.context.speakers import participants_line, session_note
+from client.core.context.summarize import plan_summary
+
+PEOPLE = {"joanna", "nate"}
+
+
+@pytest.mark.parametrize("sentence", ["Yeah actually!", "It was actually pretty good, so I'm proud of myself.",
+                                      "It's actually kind of fun.", "I had pasta instead.", "사실 그랬어.",
+                                      "Yeah actually - I'm currently in the video game tournament again and it's INTENSE!"])
+def test_small_talk_with_actually_is_no_correction(sentence):
+    assert not is_correction(sentence)
+
+
+@pytest.mark.parametrize("sentence", ["Actually, my sister is Clara.", "Actually the meeting moved to Thursday.",
+                                      "Actually I don't eat meat anymore.", "Actually it is at 5 pm.",
+                                      "사실 나는 오이를 안 먹어.", "사실 치과 예약은 목요일로 바뀌었어.",
+                                      "아 참, 미용실 예약을 금요일로 미뤘어.", "The trip was postponed."])
+def test_corrections_still_count(sentence):
+    assert is_correction(sentence)
+
+
+def test_an_apostrophe_in_a_word_is_no_quotation():
+    assert value_terms("Yeah - I'm currently in the tournament again and it's intense!") == []
+    assert "Little Women" in value_terms("I just watched 'Little Women' and it was amazing!")
+    assert "달빛 우체국" in value_terms("제목은 '달빛 우체국'이야.")
+    assert "hunter2" in value_terms('My password is "hunter2".')
+
+
+def test_durations_and_counts_in_words_are_values():
+    assert {"three", "3 years ago"} <= {v.lower() for v in value_terms("I got three turtles 3 years ago.")}
+    assert value_terms("I first watched it around a few years ago.") == ["few years ago"]
+    assert value_terms("보리는 세 살 된 진돗개야.") == ["세 살"]
+    assert value_terms("It's one of my favorites!") == []  # "one" is too common to be a value
+
+
+def test_enumerations():
+    assert lists_things("I love action and sci-fi movies, the effects are so cool!")
+    assert lists_things("Besides writing, I also enjoy reading, watching movies, and exploring nature.")
+    assert lists_things("So I'm carving out some me-time - running, reading, or playing my violin - each day.")
+    assert lists_things("보리는 앉아, 기다려, 손을 할 줄 알아.")
+    assert not lists_things("Sounds like a fun experience, even if I'm not into games.")
+    assert not lists_things("Hey Nate, long time no see!")
+    assert not lists_things("Me and my team had a blast.")
+
+
+def test_what_someone_likes_lists_or_did_on_a_date_outranks_agreement():
+    chat = ["So we both have similar interests.", "Yeah, I get it.", "Keep me posted - you got this!",
+            "Sounds like a fun experience, even if I'm not into games."]
+    facts = ["I love action and sci-fi movies, the effects are so cool!", "I'm allergic to most reptiles and animals with fur.",
+             "Yeah, I painted that lake sunrise last year!", "I first watched it around 3 years ago.",
+             "Actually the meeting moved to Thursday."]
+    assert min(fact_score(f, PEOPLE) for f in facts) > max(fact_score(c, PEOPLE) for c in chat)
+    assert fact_score("Yeah actually!", PEOPLE) == 0
+
+
+def test_a_note_must_add_to_the_models_lines():
+    body = "- Joanna finished her first full screenplay and printed it on Friday."
+    assert not adds_to("I finally finished my first full screenplay and printed it last Friday.", body, PEOPLE)
+    assert adds_to("I finished my screenplay on 21 January.", body, PEOPLE)  # a value the lines lack
+    assert adds_to("It's a mix of drama and romance!", body, PEOPLE)  # content words the lines lack
+    assert not adds_to("Since our last chat, I finished my first screenplay.", body, PEOPLE)
+
+
+def test_shared_time_words_do_not_make_a_line_outdated():
+    line = '- Caroline said: "It made me reflect on how far I\'ve come since I started transitioning three years ago."'
+    fix = "I've known these friends for 4 years, since I moved from my home country."
+    assert mark_superseded(line, [fix], "en") == line
+    old = '- Ada said: "My dentist appointment is on Tuesday."'
+    assert mark_superseded(old, ["Actually, the dentist appointment moved to Thursday."], "en").startswith("- (outdated) ")
+
+
+def test_an_empty_bullet_of_the_model_is_dropped():
+    assert _without_questions("- Joanna wrapped up her second script.\n-\n - \n- Nate has two turtles.") == \
+        "- Joanna wrapped up her second script.\n- Nate has two turtles."
+
+
+def _two_people(*sessions: list[tuple[str, str]]) -> list:
+    msgs = [SystemMessage(content="You help.\n\n" + participants_line(("Joanna", "Nate"), "en"))]
+    for n, lines in enumerate(sessions, 1):
+        for i, (who, text) in enumerate(lines):
+            text = f"{session_note(n, f'7:31 pm on {n + 20} January, 2022', 'en')} {text}" if i == 0 else text
+            msgs.append(HumanMessage(content=text) if who == "J" else AIMessage(content=text))
+    msgs += [HumanMessage(content="Bye!"), AIMessage(content="Bye!")]
+    return msgs
+
+
+def test_a_two_people_summary_keeps_facts_not_small_talk():
+    first = [("J", "Hey Nate! Long time no see!"), ("N", "I won my first video game tournament last week - so exciting!"),
+             ("J", "So we both have similar interests."), ("N", "Yeah actually!"),
+             ("J", "I'm all about dramas and romcoms."), ("N", "I love action and sci-fi movies, the effects are so cool!"),
+             ("J", "I first watched it around 3 years ago."), ("N", "Keep me posted - you got this!")]
+    second = [("J", "Hi again!"), ("N", "Yeah actually - I'm in the video game tournament again and it's INTENSE!")]
+
+    async def ask(request):
+        return "- Joanna and Nate caught up."
+
+    plan = plan_summary(_two_people(first, second), 1, 1)
+    text = asyncio.run(roll_summary(plan, ask, chunk_tokens=6000, summary_budget=5000)).text
+    notes = notes_of(text)
+    assert "I won my first video game tournament last week (the week before 21 January 2022) - so exciting!" in notes
+    assert "I love action and sci-fi movies, the effects are so cool!" in notes
+    assert "I first watched it around 3 years ago (2019)." in notes
+    assert "Yeah actually!" not in notes and "(outdated)" not in text  # no correction in either session
+
+
+def test_notes_of_a_users_chat_keep_their_corrections():
+    span = [[HumanMessage(content="My dentist appointment is on Tuesday."), AIMessage(content="Noted.")],
+            [HumanMessage(content="Actually it moved to Thursday."), AIMessage(content="Updated.")]]
+    got = section_for(span, "- The user has a dentist appointment.", "en")
+    assert '"Actually it moved to Thursday."' in got
