@@ -122,3 +122,26 @@ def test_notes_of_a_users_chat_keep_their_corrections():
             [HumanMessage(content="Actually it moved to Thursday."), AIMessage(content="Updated.")]]
     got = section_for(span, "- The user has a dentist appointment.", "en")
     assert '"Actually it moved to Thursday."' in got
+
+
+def test_a_korean_name_is_a_value_and_its_naming_is_kept():
+    from client.core.context.quality import named_ko
+
+    assert named_ko("응, 이름은 보리야.") == ["보리"]
+    assert named_ko("이름은 두부고 흰색 코리안 숏헤어야.") == ["두부"]
+    assert named_ko("남동생 이름은 도윤이고 다음 주에 군대에 가.") == ["도윤"]
+    assert "보리" in value_terms("응, 이름은 보리야.")
+    assert fact_score("응, 이름은 보리야.", {"지민", "서준"}) > 0  # a fact in a two-people chat, not talk
+    # the model's lines mention the dog, not that it is called so: the naming is kept
+    assert adds_to("응, 이름은 보리야.", "- 서준은 보리를 산책시킨다.", {"지민", "서준"})
+    assert not adds_to("응, 이름은 보리야.", "- 지민의 강아지 이름은 보리다.", {"지민", "서준"})
+
+
+def test_one_missing_word_of_a_short_sentence_is_enough():
+    body = "- 지민은 출판사에서 그림책 편"  # the model's line cut short
+    assert adds_to("나는 출판사에서 그림책 편집자로 일하잖아.", body, {"지민", "서준"})
+
+
+def test_what_someone_does_for_a_living_ranks_up():
+    assert fact_score("나는 출판사에서 그림책 편집자로 일하잖아.", {"지민"}) > fact_score("나는 요즘 정신이 없어.", {"지민"})
+    assert fact_score("I work as a nurse at the clinic.", PEOPLE) > fact_score("I'm so tired these days.", PEOPLE)

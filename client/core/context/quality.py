@@ -143,17 +143,35 @@ _COUNT_EN = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleve
 _COUNT_KO = re.compile(r"(?<![가-힣])(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉|열|스무)\s?(?:살|개|마리|명|번|시간|달|년|주|권|잔)")
 
 
+# a name in Korean has no capital letter: the word after 이름은/제목은 is the value ("이름은 보리야" -> 보리)
+_NAMED_KO = re.compile(r"(?:이름|제목|별명)(?:은|이|을)\s*([가-힣A-Za-z0-9]{1,12})")
+_COPULA_KO = ("이에요", "이라고", "입니다", "이야", "예요", "이고", "이다", "라고", "이래", "야", "고", "다", "래")
+
+
+def named_ko(text: str) -> list[str]:
+    """The names a Korean sentence gives (`이름은 보리야`, `제목은 달빛이고`), without their copula."""
+    out = []
+    for w in _NAMED_KO.findall(text):
+        for c in _COPULA_KO:
+            if w.endswith(c) and len(w) > len(c):
+                w = w[: -len(c)]
+                break
+        out.append(w)
+    return out
+
+
 def value_terms(text: str) -> list[str]:
     """The words that carry a value: numbers (also in words: "three years", "세 살"), quoted strings,
-    names, days, dates and times."""
+    names (capitalized, or named in Korean), days, dates and times."""
     return ([*_NUMBER.findall(text), *_COUNT_EN.findall(text), *_COUNT_KO.findall(text),
-             *(q.strip() for q in _QUOTED.findall(text)), *_CAPITALIZED.findall(text),
+             *(q.strip() for q in _QUOTED.findall(text)), *_CAPITALIZED.findall(text), *named_ko(text),
              *_TIME_EN.findall(text), *_TIME_KO.findall(text)])
 
 
-# what someone likes, loves or cannot have: the questions a long conversation is asked later
+# what someone likes, loves or cannot have, and what they do for a living: asked about later
 _PREFERENCE = re.compile(r"\b(?:love[sd]?|enjoy(?:s|ed)?|prefer(?:s|red)?|favou?rites?|hate[sd]?|can't stand|allergic|"
-                         r"afraid of|fan of|passion(?:ate)? (?:for|about))\b|좋아|싫어|즐겨|알레르기|못 먹|최애", re.I)
+                         r"afraid of|fan of|passion(?:ate)? (?:for|about)|work(?:s|ed|ing)? (?:as|at|for)|my job)\b|"
+                         r"좋아|싫어|즐겨|알레르기|못 먹|최애|직업|(?:으로|로|에서) 일하", re.I)
 # an enumeration ("action and sci-fi movies", "relief, excitement, some anxiety"): several things at once
 _LIST_PAIR = re.compile(r"\b([A-Za-z][\w-]{2,}),? (?:and|or|&) ([A-Za-z][\w-]{2,})\b")
 _LIST_KO = re.compile(r"[가-힣]{2,}, [가-힣]{2,}")
