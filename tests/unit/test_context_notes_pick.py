@@ -15,12 +15,12 @@ from client.core.context.rolling import _without_questions, adds_to, mark_supers
 from client.core.context.speakers import participants_line, session_note
 from client.core.context.summarize import plan_summary
 
-PEOPLE = {"joanna", "nate"}
+PEOPLE = {"ada", "ben"}
 
 
-@pytest.mark.parametrize("sentence", ["Yeah actually!", "It was actually pretty good, so I'm proud of myself.",
-                                      "It's actually kind of fun.", "I had pasta instead.", "사실 그랬어.",
-                                      "Yeah actually - I'm currently in the video game tournament again and it's INTENSE!"])
+@pytest.mark.parametrize("sentence", ["Yeah actually!", "The soup was actually pretty tasty, so I'm pleased.",
+                                      "It's actually kind of relaxing.", "I had pasta instead.", "사실 그랬어.",
+                                      "Yeah actually - I'm back at the chess club again and it's WILD!"])
 def test_small_talk_with_actually_is_no_correction(sentence):
     assert not is_correction(sentence)
 
@@ -35,7 +35,7 @@ def test_corrections_still_count(sentence):
 
 def test_an_apostrophe_in_a_word_is_no_quotation():
     assert value_terms("Yeah - I'm currently in the tournament again and it's intense!") == []
-    assert "Little Women" in value_terms("I just watched 'Little Women' and it was amazing!")
+    assert "Blue Harbour" in value_terms("I just read 'Blue Harbour' and it was great!")
     assert "달빛 우체국" in value_terms("제목은 '달빛 우체국'이야.")
     assert "hunter2" in value_terms('My password is "hunter2".')
 
@@ -48,48 +48,48 @@ def test_durations_and_counts_in_words_are_values():
 
 
 def test_enumerations():
-    assert lists_things("I love action and sci-fi movies, the effects are so cool!")
-    assert lists_things("Besides writing, I also enjoy reading, watching movies, and exploring nature.")
-    assert lists_things("So I'm carving out some me-time - running, reading, or playing my violin - each day.")
+    assert lists_things("I love jazz and folk records, the sound is so warm!")
+    assert lists_things("Besides cooking, I also enjoy sailing, drawing maps, and growing herbs.")
+    assert lists_things("So I keep an hour free - cycling, baking, or playing my flute - each day.")
     assert lists_things("보리는 앉아, 기다려, 손을 할 줄 알아.")
-    assert not lists_things("Sounds like a fun experience, even if I'm not into games.")
-    assert not lists_things("Hey Nate, long time no see!")
-    assert not lists_things("Me and my team had a blast.")
+    assert not lists_things("Sounds like a nice trip, even if I'm not into boats.")
+    assert not lists_things("Hey Ben, good to hear from you!")
+    assert not lists_things("Me and my cousin had a great day.")
 
 
 def test_what_someone_likes_lists_or_did_on_a_date_outranks_agreement():
-    chat = ["So we both have similar interests.", "Yeah, I get it.", "Keep me posted - you got this!",
-            "Sounds like a fun experience, even if I'm not into games."]
-    facts = ["I love action and sci-fi movies, the effects are so cool!", "I'm allergic to most reptiles and animals with fur.",
-             "Yeah, I painted that lake sunrise last year!", "I first watched it around 3 years ago.",
+    chat = ["So we both like the same things.", "Yeah, I see.", "Tell me how it goes - good luck!",
+            "Sounds like a nice trip, even if I'm not into boats."]
+    facts = ["I love jazz and folk records, the sound is so warm!", "I'm allergic to cats and most birds.",
+             "Yeah, I carved that wooden owl last year!", "I first read it around 3 years ago.",
              "Actually the meeting moved to Thursday."]
     assert min(fact_score(f, PEOPLE) for f in facts) > max(fact_score(c, PEOPLE) for c in chat)
     assert fact_score("Yeah actually!", PEOPLE) == 0
 
 
 def test_a_note_must_add_to_the_models_lines():
-    body = "- Joanna finished her first full screenplay and printed it on Friday."
-    assert not adds_to("I finally finished my first full screenplay and printed it last Friday.", body, PEOPLE)
-    assert adds_to("I finished my screenplay on 21 January.", body, PEOPLE)  # a value the lines lack
-    assert adds_to("It's a mix of drama and romance!", body, PEOPLE)  # content words the lines lack
-    assert not adds_to("Since our last chat, I finished my first screenplay.", body, PEOPLE)
+    body = "- Ada finished her first full novel draft and printed it on Friday."
+    assert not adds_to("I finally finished my first full novel draft and printed it last Friday.", body, PEOPLE)
+    assert adds_to("I finished my draft on 21 January.", body, PEOPLE)  # a value the lines lack
+    assert adds_to("It's a mix of mystery and comedy!", body, PEOPLE)  # content words the lines lack
+    assert not adds_to("Since our last chat, I finished my first novel draft.", body, PEOPLE)
 
 
 def test_shared_time_words_do_not_make_a_line_outdated():
-    line = '- Caroline said: "It made me reflect on how far I\'ve come since I started transitioning three years ago."'
-    fix = "I've known these friends for 4 years, since I moved from my home country."
+    line = '- Ada said: "It made me think of how far I\'ve come since I started sailing three years ago."'
+    fix = "I've known my neighbours for 4 years, since I moved from the coast."
     assert mark_superseded(line, [fix], "en") == line
     old = '- Ada said: "My dentist appointment is on Tuesday."'
     assert mark_superseded(old, ["Actually, the dentist appointment moved to Thursday."], "en").startswith("- (outdated) ")
 
 
 def test_an_empty_bullet_of_the_model_is_dropped():
-    assert _without_questions("- Joanna wrapped up her second script.\n-\n - \n- Nate has two turtles.") == \
-        "- Joanna wrapped up her second script.\n- Nate has two turtles."
+    assert _without_questions("- Ada wrapped up her second draft.\n-\n - \n- Ben has two canoes.") == \
+        "- Ada wrapped up her second draft.\n- Ben has two canoes."
 
 
 def _two_people(*sessions: list[tuple[str, str]]) -> list:
-    msgs = [SystemMessage(content="You help.\n\n" + participants_line(("Joanna", "Nate"), "en"))]
+    msgs = [SystemMessage(content="You help.\n\n" + participants_line(("Ada", "Ben"), "en"))]
     for n, lines in enumerate(sessions, 1):
         for i, (who, text) in enumerate(lines):
             text = f"{session_note(n, f'7:31 pm on {n + 20} January, 2022', 'en')} {text}" if i == 0 else text
@@ -99,21 +99,21 @@ def _two_people(*sessions: list[tuple[str, str]]) -> list:
 
 
 def test_a_two_people_summary_keeps_facts_not_small_talk():
-    first = [("J", "Hey Nate! Long time no see!"), ("N", "I won my first video game tournament last week - so exciting!"),
-             ("J", "So we both have similar interests."), ("N", "Yeah actually!"),
-             ("J", "I'm all about dramas and romcoms."), ("N", "I love action and sci-fi movies, the effects are so cool!"),
-             ("J", "I first watched it around 3 years ago."), ("N", "Keep me posted - you got this!")]
-    second = [("J", "Hi again!"), ("N", "Yeah actually - I'm in the video game tournament again and it's INTENSE!")]
+    first = [("J", "Hey Ben! Good to hear from you!"), ("N", "I won my first chess tournament last week - so exciting!"),
+             ("J", "So we both like the same things."), ("N", "Yeah actually!"),
+             ("J", "I'm all about mysteries and comedies."), ("N", "I love jazz and folk records, the sound is so warm!"),
+             ("J", "I first read it around 3 years ago."), ("N", "Tell me how it goes - good luck!")]
+    second = [("J", "Hi again!"), ("N", "Yeah actually - I'm at the chess club again and it's WILD!")]
 
     async def ask(request):
-        return "- Joanna and Nate caught up."
+        return "- Ada and Ben caught up."
 
     plan = plan_summary(_two_people(first, second), 1, 1)
     text = asyncio.run(roll_summary(plan, ask, chunk_tokens=6000, summary_budget=5000)).text
     notes = notes_of(text)
-    assert "I won my first video game tournament last week (the week before 21 January 2022) - so exciting!" in notes
-    assert "I love action and sci-fi movies, the effects are so cool!" in notes
-    assert "I first watched it around 3 years ago (2019)." in notes
+    assert "I won my first chess tournament last week (the week before 21 January 2022) - so exciting!" in notes
+    assert "I love jazz and folk records, the sound is so warm!" in notes
+    assert "I first read it around 3 years ago (2019)." in notes
     assert "Yeah actually!" not in notes and "(outdated)" not in text  # no correction in either session
 
 

@@ -32,8 +32,8 @@ def test_no_readable_evidence_is_none(evidence):
 
 
 def test_a_question_with_one_malformed_evidence_id_is_still_asked():
-    picked = pick_questions([qa("Joanna's favourite movie?", ["D1:18", "D", "D1:20"])], sessions_used=6, n=30)
-    assert [q.question for q in picked] == ["Joanna's favourite movie?"]
+    picked = pick_questions([qa("Ada's favourite film?", ["D1:18", "D", "D1:20"])], sessions_used=6, n=30)
+    assert [q.question for q in picked] == ["Ada's favourite film?"]
     assert picked[0].sessions == (1,) and picked[0].early
 
 

@@ -10,20 +10,20 @@ from client.core.context.turns import summary_pair
 
 
 def rows(*summaries: str) -> list:
-    out = [(1, HumanMessage(content="[Session 1 · 1:56 pm on 8 May, 2023] Hi Mel!")), (1, AIMessage(content="Hey Caroline!"))]
+    out = [(1, HumanMessage(content="[Session 1 · 1:56 pm on 8 May, 2023] Hi Ben!")), (1, AIMessage(content="Hey Ada!"))]
     for i, s in enumerate(summaries):
         out += [(2 + i, m) for m in summary_pair(s)]
     return out
 
 
 HEADER = "[Session 1 · 1:56 pm on 8 May, 2023]"
-NOTE = '- Caroline said: "I went to a LGBTQ support group yesterday (7 May 2023)."'
-MODEL = "- Caroline went to an LGBTQ support group on 7 May 2023."
+NOTE = '- Ada said: "I joined a chess club yesterday (7 May 2023)."'
+MODEL = "- Ada joined a chess club on 7 May 2023."
 
 
 def test_a_header_and_notes_without_a_model_line_is_a_fallback():
     assert committed_bad_summaries(rows(f"{HEADER}\n{NOTE}")) == 1
-    two = f"{HEADER}\n{NOTE}\n\n[Session 2 · 8:00 pm on 20 May, 2023]\n- Melanie said: \"I painted a lake in 2022.\""
+    two = f"{HEADER}\n{NOTE}\n\n[Session 2 · 8:00 pm on 20 May, 2023]\n- Ben said: \"I built a canoe in 2022.\""
     assert committed_bad_summaries(rows(two)) == 1
 
 
@@ -41,7 +41,7 @@ def test_outdated_notes_are_notes():
 def test_a_summary_with_a_model_line_is_fine():
     assert committed_bad_summaries(rows(f"{HEADER}\n{MODEL}\n{NOTE}")) == 0
     assert committed_bad_summaries(rows(MODEL)) == 0
-    assert committed_bad_summaries(rows(f"{HEADER} Caroline went to a support group.")) == 0  # text after the note
+    assert committed_bad_summaries(rows(f"{HEADER} Ada joined a chess club.")) == 0  # text after the note
     assert committed_bad_summaries(rows(f"{HEADER}\n{MODEL}", f"{HEADER}\n{NOTE}", "")) == 2  # each pair counts
 
 
