@@ -25,7 +25,7 @@ _CORRECTION = re.compile(r"\b(correction|changed|moved|not anymore|no longer|pos
                          r"pushed back|brought forward|i meant|i was wrong)\b|"
                          r"(사실은|정정|바뀌|바꿨|변경|옮겨|옮겼|아니라|말고|취소|미뤄|미뤘|미루|연기|당겨|당겼|늦춰|늦췄|"
                          r"잘못 말|고쳐|고칠게)", re.I)
-# "actually", "instead", "사실" also start small talk ("Yeah actually!", "It was actually pretty good"):
+# "actually", "instead", "사실" also start small talk ("Yeah actually!", "The soup was actually tasty"):
 # a correction only with a value or a negation it changes ("Actually, my sister is Clara", "사실 나 오이 안 먹어")
 _WEAK_CORRECTION = re.compile(r"\b(actually|instead)\b|(?<![가-힣])사실(?![가-힣]*(?:이|을|과|와|대로)\b)", re.I)
 _NEGATION = re.compile(r"\b(not|no|never|don't|doesn't|didn't|can't|won't|isn't|wasn't|aren't)\b|n't\b|"
@@ -172,7 +172,7 @@ def value_terms(text: str) -> list[str]:
 _PREFERENCE = re.compile(r"\b(?:love[sd]?|enjoy(?:s|ed)?|prefer(?:s|red)?|favou?rites?|hate[sd]?|can't stand|allergic|"
                          r"afraid of|fan of|passion(?:ate)? (?:for|about)|work(?:s|ed|ing)? (?:as|at|for)|my job)\b|"
                          r"좋아|싫어|즐겨|알레르기|못 먹|최애|직업|(?:으로|로|에서) 일하", re.I)
-# an enumeration ("action and sci-fi movies", "relief, excitement, some anxiety"): several things at once
+# an enumeration ("jazz and folk records", "joy, relief, some worry"): several things at once
 _LIST_PAIR = re.compile(r"\b([A-Za-z][\w-]{2,}),? (?:and|or|&) ([A-Za-z][\w-]{2,})\b")
 _LIST_KO = re.compile(r"[가-힣]{2,}, [가-힣]{2,}")
 _NOT_ITEMS = {"and", "the", "that", "this", "then", "than", "you", "your", "they", "them", "she", "him", "her", "his",
@@ -185,7 +185,7 @@ _NOT_ITEMS = {"and", "the", "that", "this", "then", "than", "you", "your", "they
 
 def lists_things(sentence: str) -> bool:
     """True when the sentence names several things side by side (an enumeration): "X and Y",
-    or three comma-separated parts of a few words each ("running, reading, or playing my violin")."""
+    or three comma-separated parts of a few words each ("cycling, baking, or playing my flute")."""
     if _LIST_KO.search(sentence):
         return True
     if any(a.lower() not in _NOT_ITEMS and b.lower() not in _NOT_ITEMS for a, b in _LIST_PAIR.findall(sentence)):

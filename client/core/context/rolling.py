@@ -100,8 +100,8 @@ def section_for(span: Sequence[Sequence[BaseMessage]], model_text: str | None, l
     return anchor_dates("\n".join(lines), note_date(header) or when)
 
 
-# words two sentences share without being about the same thing ("I've known them for 4 years, since I
-# moved" and "since I started transitioning three years ago")
+# words two sentences share without being about the same thing ("I've known my neighbours for 4 years,
+# since I moved" and "since I started sailing three years ago")
 _GENERIC = {"years", "year", "months", "month", "weeks", "week", "days", "since", "time", "times", "ago", "things",
             "thing", "everything", "something", "people", "much", "lots", "pretty", "great", "good", "last", "lately",
             "recently", "still", "even", "chat", "talk", "talked", "going", "doing", "done", "very", "more", "most",
@@ -111,8 +111,8 @@ _GENERIC = {"years", "year", "months", "month", "weeks", "week", "days", "since"
 def adds_to(statement: str, body: str, people: Iterable[str] = ()) -> bool:
     """True when `statement` says something the model's lines lack: a value (number, name, date,
     quoted title) they do not hold, or content words enough (two, or a third of its own) that a
-    note is worth its tokens; "I finally finished my screenplay" under "- Joanna finished her
-    screenplay" adds only "finally"."""
+    note is worth its tokens; "I finally finished my novel draft" under "- Ada finished her
+    novel draft" adds only "finally"."""
     for name in named_ko(statement):  # "이름은 보리야" under "- 서준은 보리를 산책시킨다": the naming is lost
         if not any(name in ln and re.search(r"이름|제목|별명|\bnamed?\b|\bcalled\b", ln) for ln in body.splitlines()):
             return True
