@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 from bench.locomo_score import Question, f1, pick_questions  # noqa: E402
 from client.core.config import ContextSettings, Settings  # noqa: E402
 from client.core.context.rolling import notes_of  # noqa: E402
+from client.core.context.speakers import session_note_of  # noqa: E402
 from client.core.context.turns import is_synthetic, text_of  # noqa: E402
 from client.core.transcripts import Imported, parse_document  # noqa: E402
 from client.engine.build import build_session  # noqa: E402
@@ -98,16 +99,22 @@ def settings_for(provider: str, base_url: str, answer_tokens: int, policy: str, 
 
 
 def committed_bad_summaries(rows: list[tuple[int, Any]]) -> int:
-    """Summary pairs in the transcript that are empty, or only the fallback (verbatim notes, no
-    summary the model wrote)."""
+    """Summary pairs in the transcript that are empty, or only the fallback: no line the model
+    wrote, only verbatim notes and session headers (`[Session 2 · ...]`, which a section carries
+    whether or not the model wrote anything under it)."""
     bad = 0
     for _, m in rows:
         if is_synthetic(m) and m.type == "ai":
-            text = text_of(m).strip()
-            lines = [ln for ln in text.splitlines() if ln.strip()]
-            if not text or (lines and len(notes_of(text)) == len(lines)):
+            lines = [ln.strip() for ln in text_of(m).splitlines() if ln.strip()]
+            lines = [ln for ln in lines if not _is_header(ln)]
+            if not lines or len(notes_of("\n".join(lines))) == len(lines):
                 bad += 1
     return bad
+
+
+def _is_header(line: str) -> bool:
+    note = session_note_of(line)
+    return note is not None and not line[len(note):].strip()
 
 
 async def run_policy(policy: str, conv: Imported, questions: list[Question], runtime: Runtime, args: argparse.Namespace,

@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-_EVIDENCE = re.compile(r"D(\d+):\d+")
+_EVIDENCE = re.compile(r"(?<![\w:])D(\d+):\d+(?![\w:])")  # `D3:11`; not `D:11:26`, not `D`
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _KO_TAIL = ("에서는", "으로는", "이에요", "입니다", "이었어", "이었다", "였어요", "예요", "이야", "에서", "으로", "이다",
             "은", "는", "이", "가", "을", "를", "에", "의", "도", "로", "와", "과", "야", "요")
@@ -26,16 +26,13 @@ class Question:
 
 
 def evidence_sessions(evidence: Any) -> tuple[int, ...] | None:
-    """The sessions a question's evidence ids (`D3:11`) name; None when any is unreadable."""
-    if not isinstance(evidence, list) or not evidence:
+    """The sessions a question's evidence ids (`D3:11`) name. Every well-formed id counts, also
+    several in one string (`'D8:6; D9:17'`); a malformed one (`'D'`, `'D:11:26'`) is skipped, not
+    the question. None when no id is readable."""
+    if not isinstance(evidence, list):
         return None
-    out = []
-    for e in evidence:
-        m = _EVIDENCE.fullmatch(str(e).strip())
-        if not m:
-            return None
-        out.append(int(m.group(1)))
-    return tuple(sorted(set(out)))
+    out = {int(m.group(1)) for e in evidence for m in _EVIDENCE.finditer(str(e))}
+    return tuple(sorted(out)) or None
 
 
 def pick_questions(qa: list[dict], sessions_used: int, n: int) -> list[Question]:

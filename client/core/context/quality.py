@@ -16,14 +16,20 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _LATIN = re.compile(r"[A-Za-z]")
 _SENTENCE = re.compile(r"[^.!?。\n]+[.!?。]*")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
-_QUOTED = re.compile(r"[\"“'‘「『]([^\"”'’」』]{2,80})[\"”'’」』]")
+# a quoted string; an apostrophe inside a word ("I'm ... it's") neither opens nor closes one
+_QUOTED = re.compile(r"(?<![A-Za-z])[\"“'‘「『]([^\"”'’」』]{2,80})[\"”'’」』](?![A-Za-z])")
 _CAPITALIZED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 _SELF_EN = re.compile(r"\b(I|I'm|I've|I'll|my|me|mine|we|our|us)\b", re.I)
 _SELF_KO = re.compile(r"(^|\s)(나는|난|내가|내\s|나의|저는|전\s|제가|제\s|저의|우리|저희)")
-_CORRECTION = re.compile(r"\b(actually|correction|instead|changed|moved|not anymore|no longer|postponed|rescheduled|"
+_CORRECTION = re.compile(r"\b(correction|changed|moved|not anymore|no longer|postponed|rescheduled|"
                          r"pushed back|brought forward|i meant|i was wrong)\b|"
-                         r"(사실은|사실|정정|바뀌|바꿨|변경|옮겨|옮겼|아니라|말고|취소|미뤄|미뤘|미루|연기|당겨|당겼|늦춰|늦췄|"
+                         r"(사실은|정정|바뀌|바꿨|변경|옮겨|옮겼|아니라|말고|취소|미뤄|미뤘|미루|연기|당겨|당겼|늦춰|늦췄|"
                          r"잘못 말|고쳐|고칠게)", re.I)
+# "actually", "instead", "사실" also start small talk ("Yeah actually!", "The soup was actually tasty"):
+# a correction only with a value or a negation it changes ("Actually, my sister is Clara", "사실 나 오이 안 먹어")
+_WEAK_CORRECTION = re.compile(r"\b(actually|instead)\b|(?<![가-힣])사실(?![가-힣]*(?:이|을|과|와|대로)\b)", re.I)
+_NEGATION = re.compile(r"\b(not|no|never|don't|doesn't|didn't|can't|won't|isn't|wasn't|aren't)\b|n't\b|"
+                       r"(아니|안\s|않|못\s|못해|없)", re.I)
 _QUESTION_KO = re.compile(r"(까|나요|니|냐|가요|죠|어때|알려\s*줘|뭐야|뭐지|해\s*줘|해\s*주세요)[.?!]*$")
 _KO_PARTICLES = ("에서는", "으로는", "이라고", "에서", "으로", "이야", "예요", "이에요", "입니다", "이고",
                  "은", "는", "이", "가", "을", "를", "에", "의", "도", "야", "로", "와", "과", "랑", "요")
@@ -89,7 +95,11 @@ def key_terms(text: str) -> list[str]:
 
 
 def is_correction(sentence: str) -> bool:
-    return bool(_CORRECTION.search(sentence))
+    """A sentence that changes an earlier value: a change word ("moved", "postponed", "바뀌", "미뤘"),
+    or "actually"/"instead"/"사실" with a value or a negation (not "Yeah actually!")."""
+    if _CORRECTION.search(sentence):
+        return True
+    return bool(_WEAK_CORRECTION.search(sentence)) and bool(value_terms(sentence) or _NEGATION.search(sentence))
 
 
 def is_question(sentence: str) -> bool:
@@ -122,25 +132,81 @@ def missing_terms(statement: str, summary: str, ignore: Iterable[str] = ()) -> l
 
 _TIME_EN = re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|"
                       r"may|june|july|august|september|october|november|december|yesterday|tomorrow|tonight|weekend|"
-                      r"(?:last|next|this)\s+(?:week|month|year|night|summer|winter|spring|fall))\b", re.I)
+                      r"(?:last|next|this)\s+(?:week|month|year|night|summer|winter|spring|fall)|"
+                      r"(?:a|an|few|couple of|\d+|two|three|four|five|six|ten) (?:years?|months?|weeks?|days?) ago)\b", re.I)
 _TIME_KO = re.compile(r"[월화수목금토일]요일|\d+\s*(?:월|일|년|시)|내일|모레|어제|그제|그저께|주말|"
                       r"(?:다음|지난|이번)\s*(?:주|달|해)")
 
 
+_COUNT_EN = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
+                       r"hundred|thousand|dozen|second|third|fourth|fifth|tenth)\b", re.I)
+_COUNT_KO = re.compile(r"(?<![가-힣])(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉|열|스무)\s?(?:살|개|마리|명|번|시간|달|년|주|권|잔)")
+
+
+# a name in Korean has no capital letter: the word after 이름은/제목은 is the value ("이름은 보리야" -> 보리)
+_NAMED_KO = re.compile(r"(?:이름|제목|별명)(?:은|이|을)\s*([가-힣A-Za-z0-9]{1,12})")
+_COPULA_KO = ("이에요", "이라고", "입니다", "이야", "예요", "이고", "이다", "라고", "이래", "야", "고", "다", "래")
+
+
+def named_ko(text: str) -> list[str]:
+    """The names a Korean sentence gives (`이름은 보리야`, `제목은 달빛이고`), without their copula."""
+    out = []
+    for w in _NAMED_KO.findall(text):
+        for c in _COPULA_KO:
+            if w.endswith(c) and len(w) > len(c):
+                w = w[: -len(c)]
+                break
+        out.append(w)
+    return out
+
+
 def value_terms(text: str) -> list[str]:
-    """The words that carry a value: numbers, quoted strings, names, days, dates and times."""
-    return ([*_NUMBER.findall(text), *(q.strip() for q in _QUOTED.findall(text)), *_CAPITALIZED.findall(text),
+    """The words that carry a value: numbers (also in words: "three years", "세 살"), quoted strings,
+    names (capitalized, or named in Korean), days, dates and times."""
+    return ([*_NUMBER.findall(text), *_COUNT_EN.findall(text), *_COUNT_KO.findall(text),
+             *(q.strip() for q in _QUOTED.findall(text)), *_CAPITALIZED.findall(text), *named_ko(text),
              *_TIME_EN.findall(text), *_TIME_KO.findall(text)])
+
+
+# what someone likes, loves or cannot have, and what they do for a living: asked about later
+_PREFERENCE = re.compile(r"\b(?:love[sd]?|enjoy(?:s|ed)?|prefer(?:s|red)?|favou?rites?|hate[sd]?|can't stand|allergic|"
+                         r"afraid of|fan of|passion(?:ate)? (?:for|about)|work(?:s|ed|ing)? (?:as|at|for)|my job)\b|"
+                         r"좋아|싫어|즐겨|알레르기|못 먹|최애|직업|(?:으로|로|에서) 일하", re.I)
+# an enumeration ("jazz and folk records", "joy, relief, some worry"): several things at once
+_LIST_PAIR = re.compile(r"\b([A-Za-z][\w-]{2,}),? (?:and|or|&) ([A-Za-z][\w-]{2,})\b")
+_LIST_KO = re.compile(r"[가-힣]{2,}, [가-힣]{2,}")
+_NOT_ITEMS = {"and", "the", "that", "this", "then", "than", "you", "your", "they", "them", "she", "him", "her", "his",
+              "its", "was", "were", "are", "have", "has", "had", "but", "not", "too", "all", "out", "really", "just",
+              "very", "can", "will", "would", "also", "more", "some", "much", "one", "did", "does", "get", "got", "yeah",
+              "totally", "thanks", "thank", "here", "there", "now", "well", "what", "how", "who", "when", "where",
+              "which", "i", "i'm", "i've", "i'll", "we", "we're", "you're", "it", "it's", "that's", "so", "oh", "wow",
+              "hey", "yes", "no", "sure", "ok", "okay", "though", "even", "if", "because", "which", "like", "for", "to"}
+
+
+def lists_things(sentence: str) -> bool:
+    """True when the sentence names several things side by side (an enumeration): "X and Y",
+    or three comma-separated parts of a few words each ("cycling, baking, or playing my flute")."""
+    if _LIST_KO.search(sentence):
+        return True
+    if any(a.lower() not in _NOT_ITEMS and b.lower() not in _NOT_ITEMS for a, b in _LIST_PAIR.findall(sentence)):
+        return True
+    parts = [p.split() for p in re.split(r"[,;]", sentence)]
+    items = [bool(p) and len(p) <= 4 and p[0].lower().strip("'\"-") not in _NOT_ITEMS for p in parts[1:]]
+    return any(x and y for x, y in zip(items, items[1:]))
 
 
 def fact_score(sentence: str, people: Iterable[str] = ()) -> int:
     """How surely a sentence states a fact worth keeping word for word: its values (up to three;
-    the names of the two people talking do not count), a correction, a first-person statement."""
+    the names of the two people talking do not count), a time (counted again: when something
+    happened), a correction, a first-person statement, a preference (likes, loves, is allergic
+    to), an enumeration of things."""
     skip = set(people)
     values = {v.lower() for v in value_terms(sentence)}
     values = {v for v in values if not any(p.startswith(v) for p in skip)}  # "Mel" for Melanie: a greeting
     self_ = bool(_SELF_EN.search(sentence) or _SELF_KO.search(sentence))
-    return min(len(values), 3) + 2 * is_correction(sentence) + self_
+    kind = bool(_PREFERENCE.search(sentence)) or lists_things(sentence)
+    when = bool(_TIME_EN.search(sentence) or _TIME_KO.search(sentence))  # when it happened: asked for later
+    return min(len(values), 3) + 2 * is_correction(sentence) + self_ + kind + when
 
 
 # -- degenerate text -----------------------------------------------------------

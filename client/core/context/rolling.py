@@ -20,13 +20,13 @@ import datetime as _dt
 import re
 from difflib import SequenceMatcher
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Sequence
+from typing import Awaitable, Callable, Iterable, Sequence
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from client.core.context.budget import estimate_text_tokens
 from client.core.context.quality import (Lang, degenerate_reason, detect_lang, fact_score, is_correction, is_question,
-                                         key_terms, missing_terms, value_terms)
+                                         key_terms, missing_terms, named_ko, value_terms)
 from client.core.context.notes import (HARD_CAP, NOTE_MIN_TOKENS, NOTE_PREFIX, NOTE_SHARE, PERSON_NOTE,  # noqa: F401
                                        SUPERSEDED, _NOTE_RE, bound, note_line, notes_of, pick_notes, spoken)
 from client.core.context.speakers import anchor_dates, last_note_date, note_date, participants_of, session_note_of
@@ -88,7 +88,7 @@ def section_for(span: Sequence[Sequence[BaseMessage]], model_text: str | None, l
     header = next((session_note_of(text_of(t[0])) for t in span[:1] if t and isinstance(t[0], HumanMessage)), None)
     said = spoken(span, names)
     people = {n.lower() for n in names or ()}
-    candidates = [(who, st) for who, st in said if not body or missing_terms(st, body, people) or is_correction(st)]
+    candidates = [(who, st) for who, st in said if not body or adds_to(st, body, people) or is_correction(st)]
     cap = max(NOTE_MIN_TOKENS, int(NOTE_SHARE * estimate_text_tokens(render_turns(span, lang, names))))
     if names:  # a chat between two people: a sentence without a value is talk, not a fact to keep verbatim
         candidates = [(who, st) for who, st in candidates if fact_score(st, people) > 0]
@@ -98,6 +98,31 @@ def section_for(span: Sequence[Sequence[BaseMessage]], model_text: str | None, l
     corrections = [st for _, st in notes if is_correction(st)]
     lines += [mark_superseded(noted, corrections, lang, notes_only=True)] if notes else []
     return anchor_dates("\n".join(lines), note_date(header) or when)
+
+
+# words two sentences share without being about the same thing ("I've known my neighbours for 4 years,
+# since I moved" and "since I started sailing three years ago")
+_GENERIC = {"years", "year", "months", "month", "weeks", "week", "days", "since", "time", "times", "ago", "things",
+            "thing", "everything", "something", "people", "much", "lots", "pretty", "great", "good", "last", "lately",
+            "recently", "still", "even", "chat", "talk", "talked", "going", "doing", "done", "very", "more", "most",
+            "yeah", "wow", "hey", "totally", "definitely", "super", "cool", "awesome", "amazing"}
+
+
+def adds_to(statement: str, body: str, people: Iterable[str] = ()) -> bool:
+    """True when `statement` says something the model's lines lack: a value (number, name, date,
+    quoted title) they do not hold, or content words enough (two, or a third of its own) that a
+    note is worth its tokens; "I finally finished my novel draft" under "- Ada finished her
+    novel draft" adds only "finally"."""
+    for name in named_ko(statement):  # "이름은 보리야" under "- 서준은 보리를 산책시킨다": the naming is lost
+        if not any(name in ln and re.search(r"이름|제목|별명|\bnamed?\b|\bcalled\b", ln) for ln in body.splitlines()):
+            return True
+    miss = [m for m in missing_terms(statement, body, people) if m.lower() not in _GENERIC]
+    if not miss:
+        return False
+    values = {v.lower() for v in value_terms(statement)}
+    if any(m.lower() in values for m in miss):
+        return True
+    return len(miss) >= 2 or 3 * len(miss) >= len(key_terms(statement))
 
 
 _DIGIT = re.compile(r"\d")
@@ -113,6 +138,8 @@ def _without_questions(model_text: str, instructions: str = "") -> str:
     for ln in model_text.strip().splitlines():
         ln = _first_sentence(ln)
         bare = _BULLET.sub("", ln).strip()
+        if not bare and ln.strip():
+            continue  # a bullet with nothing after it
         if bare and not _DIGIT.search(bare) and (is_question(bare) or echoes(bare, instructions)):
             continue
         kept.append(ln)
@@ -153,14 +180,14 @@ def mark_superseded(summary: str, corrections: list[str], lang: Lang, *, notes_o
     the correction's own span they may state the new value)."""
     if not corrections:
         return summary
-    subjects = [({t.lower() for t in key_terms(c)}, {v.lower() for v in value_terms(c)}) for c in corrections]
+    subjects = [({t.lower() for t in key_terms(c)} - _GENERIC, {v.lower() for v in value_terms(c)}) for c in corrections]
     out = []
     for ln in summary.splitlines():
         s = ln.strip()
         bare = _BULLET.sub("", s)
         note = _NOTE_RE.match(s)
         said = note.group(1) if note else s  # a note is judged by the user's words alone
-        words = {t.lower() for t in key_terms(said)}
+        words = {t.lower() for t in key_terms(said)} - _GENERIC
         values = {v.lower() for v in value_terms(said)}
         if (s and (note or not notes_only) and not is_correction(said)
                 and not bare.startswith(tuple(SUPERSEDED.values()))
