@@ -67,6 +67,13 @@ def test_what_someone_likes_lists_or_did_on_a_date_outranks_agreement():
     assert fact_score("Yeah actually!", PEOPLE) == 0
 
 
+def test_what_someone_pursues_or_is_outranks_agreement():
+    chat = ["So we both like the same things.", "Yeah, I see.", "That's so cool to hear, good for you."]
+    facts = ["I've been researching shelters for older dogs.", "I'm planning to open a bakery.",
+             "Honestly I'm single right now and fine with it.", "나는 요즘 제과 자격증 시험을 준비하고 있어."]
+    assert min(fact_score(f, PEOPLE) for f in facts) > max(fact_score(c, PEOPLE) for c in chat)
+
+
 def test_a_note_must_add_to_the_models_lines():
     body = "- Ada finished her first full novel draft and printed it on Friday."
     assert not adds_to("I finally finished my first full novel draft and printed it last Friday.", body, PEOPLE)

@@ -172,6 +172,11 @@ def value_terms(text: str) -> list[str]:
 _PREFERENCE = re.compile(r"\b(?:love[sd]?|enjoy(?:s|ed)?|prefer(?:s|red)?|favou?rites?|hate[sd]?|can't stand|allergic|"
                          r"afraid of|fan of|passion(?:ate)? (?:for|about)|work(?:s|ed|ing)? (?:as|at|for)|my job)\b|"
                          r"좋아|싫어|즐겨|알레르기|못 먹|최애|직업|(?:으로|로|에서) 일하", re.I)
+# what someone is working on, plans or who they are (goals, studies, status): asked about later too
+_PURSUIT = re.compile(r"\b(?:research(?:ing|ed)|stud(?:y|ying|ied)|learn(?:ing|t|ed)|plann?(?:ing|ed) (?:to|on)|"
+                      r"going to|applying|looking into|thinking (?:about|of)|dream(?:ing)? of|goal is|"
+                      r"I'?m (?:single|married|divorced|engaged|pregnant|retired)|as an? \w+ (?:woman|man|person))\b|"
+                      r"준비하|공부하|배우|알아보|계획|하려고|할 거|결혼했|이혼|미혼|약혼", re.I)
 # an enumeration ("jazz and folk records", "joy, relief, some worry"): several things at once
 _LIST_PAIR = re.compile(r"\b([A-Za-z][\w-]{2,}),? (?:and|or|&) ([A-Za-z][\w-]{2,})\b")
 _LIST_KO = re.compile(r"[가-힣]{2,}, [가-힣]{2,}")
@@ -199,12 +204,12 @@ def fact_score(sentence: str, people: Iterable[str] = ()) -> int:
     """How surely a sentence states a fact worth keeping word for word: its values (up to three;
     the names of the two people talking do not count), a time (counted again: when something
     happened), a correction, a first-person statement, a preference (likes, loves, is allergic
-    to), an enumeration of things."""
+    to) or a pursuit (researching, planning to, studying; single, married), an enumeration of things."""
     skip = set(people)
     values = {v.lower() for v in value_terms(sentence)}
     values = {v for v in values if not any(p.startswith(v) for p in skip)}  # "Mel" for Melanie: a greeting
     self_ = bool(_SELF_EN.search(sentence) or _SELF_KO.search(sentence))
-    kind = bool(_PREFERENCE.search(sentence)) or lists_things(sentence)
+    kind = bool(_PREFERENCE.search(sentence) or _PURSUIT.search(sentence)) or lists_things(sentence)
     when = bool(_TIME_EN.search(sentence) or _TIME_KO.search(sentence))  # when it happened: asked for later
     return min(len(values), 3) + 2 * is_correction(sentence) + self_ + kind + when
 
