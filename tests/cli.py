@@ -56,16 +56,19 @@ class Result:
 
 
 def run_cli(argv: list[str], stdin: str | bytes = "", env: dict[str, str] | None = None,
-            cwd: str | Path | None = None, main: Callable[[list[str]], int] | None = None) -> Result:
+            cwd: str | Path | None = None, main: Callable[[list[str]], int] | None = None,
+            as_user: tuple[int, int] | None = None) -> Result:
     """One run of `mcp-chat ARGV` in this process (`main`: another entry point of the same shape,
-    e.g. init_db.main). `env`: the whole environment of the run (default: this process's)."""
+    e.g. init_db.main). `env`: the whole environment of the run (default: this process's).
+    `as_user`: (uid, gid) the run has, as `setpriv --reuid --regid --clear-groups` gives a process
+    (a root test process only: the ids are put back afterwards)."""
     if main is None:
         from client.ui.cli import main
     data = stdin.encode() if isinstance(stdin, str) else stdin
     before = set(threading.enumerate())
     ended = threading.Event()
     with _process_state(env if env is not None else dict(os.environ), cwd), _streams(data) as (out, err), \
-            _thread_errors(ended):
+            _thread_errors(ended), _user(as_user):
         code = _call(main, list(argv))
         ended.set()
         sys.stdout.flush()
@@ -96,6 +99,43 @@ def _wait_for_threads(before: set[threading.Thread]) -> None:
     for th in set(threading.enumerate()) - before:
         th.join(THREAD_GRACE if th.name == "stdin" or not th.daemon else 0)
         assert th.daemon or not th.is_alive(), f"the run left a thread running (a process would not exit): {th}"
+
+
+def _import_everything() -> None:
+    """Every module of the client imported beforehand, with what they import: the interpreter's
+    own library may sit where the other user cannot read (root's pyenv), and a module first
+    imported during the run would not be found (a process of that user finds the system's)."""
+    import importlib
+    import pkgutil
+
+    for pkg in ("client", "plumbing"):
+        root = importlib.import_module(pkg)
+        for info in pkgutil.walk_packages(root.__path__, pkg + "."):
+            if info.name.endswith("__main__"):
+                continue
+            importlib.import_module(info.name)
+
+
+@contextmanager
+def _user(ids: tuple[int, int] | None) -> Iterator[None]:
+    """Real and effective ids `ids`, no supplementary groups, root kept as the saved id (so the
+    test process gets its own back); the kernel checks file access and os.access against them."""
+    if ids is None:
+        yield
+        return
+    assert os.getuid() == 0, "as_user needs a root test process"
+    _import_everything()
+    uid, gid = ids
+    groups = os.getgroups()
+    os.setgroups([])
+    os.setresgid(gid, gid, 0)
+    os.setresuid(uid, uid, 0)
+    try:
+        yield
+    finally:
+        os.setresuid(0, 0, 0)
+        os.setresgid(0, 0, 0)
+        os.setgroups(groups)
 
 
 @contextmanager

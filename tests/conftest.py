@@ -214,9 +214,9 @@ class ChatRunner:
         return argv, {k: v for k, v in full.items() if v is not None}
 
     def __call__(self, *args: str, input: str = "", env: dict | None = None, db: bool = True,
-                 timeout: float = 300) -> Result:  # a hang detector: a loaded machine is slow
+                 timeout: float = 300, cwd: Path | None = None) -> Result:  # a hang detector: a loaded machine is slow
         argv, full_env = self.command(*args, env=env, db=db)
-        p = subprocess.run(argv, input=input.encode(), capture_output=True, cwd=self.tmp,
+        p = subprocess.run(argv, input=input.encode(), capture_output=True, cwd=cwd or self.tmp,
                            env=full_env, timeout=timeout)
         return Result(p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
 
@@ -232,9 +232,10 @@ class CliRunner(ChatRunner):
     (for the one step of a test that needs a process)."""
 
     def __call__(self, *args: str, input: str = "", env: dict | None = None, db: bool = True,
-                 timeout: float = 300) -> Result:  # the hang detector is pytest-timeout's here
+                 timeout: float = 300, cwd: Path | None = None, as_user: tuple[int, int] | None = None) -> Result:
+        """`as_user`: (uid, gid) of the run (tests/cli.py); the hang detector is pytest-timeout's."""
         argv, full_env = self.command(*args, env=env, db=db)
-        return run_cli(argv[3:], input, full_env, self.tmp)
+        return run_cli(argv[3:], input, full_env, cwd or self.tmp, as_user=as_user)
 
     def run(self, main, *args: str, input: str = "", env: dict | None = None) -> Result:
         """Another entry point of the same shape in this process (e.g. init_db.main), with this

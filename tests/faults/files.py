@@ -88,6 +88,18 @@ def marker_server(folder: Path) -> tuple[Path, Path]:
     return config, marker
 
 
+def unprivileged_ids(tmp_path: Path) -> tuple[tuple[int, int] | None, Path]:
+    """((uid, gid) or None, a home folder) for a run without write rights, in this process
+    (tests/cli.py `as_user`): root ignores file and folder permissions, so as root the run gets
+    `nobody`'s ids and a home of its own; as anyone else it runs as that user (None)."""
+    if os.geteuid() != 0:
+        return None, tmp_path
+    nobody = pwd.getpwnam("nobody")
+    home = Path(tempfile.mkdtemp(prefix="mcp-chat-nobody-"))
+    os.chown(home, nobody.pw_uid, nobody.pw_gid)
+    return (nobody.pw_uid, nobody.pw_gid), home
+
+
 def unprivileged(tmp_path: Path) -> tuple[list[str], Path, int]:
     """(argv prefix, a home folder, the uid) for running the client without write rights.
 
