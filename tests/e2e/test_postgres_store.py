@@ -93,6 +93,34 @@ async def test_transcript_turns_title_and_known_ids(db_url):
         await store.close()
 
 
+async def test_a_tool_turn_is_stored_and_loaded_in_order(db_url):
+    """What tests/e2e/test_chat.py proves through the CLI on SQLite, for each backend's adapter: a
+    turn with a tool pair comes back from the checkpointer and the transcript in order, the call
+    and its result still bound by id."""
+    from langchain_core.messages import ToolMessage
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    call = {"name": "web_search", "args": {"query": "서울 맛집"}, "id": "call_1", "type": "tool_call"}
+    turn = [HumanMessage("서울 맛집 검색해줘", id="u1"), AIMessage("", tool_calls=[call], id="a1"),
+            ToolMessage("검색 결과: 서울 맛집", tool_call_id="call_1", id="t1"), AIMessage("요약", id="a2")]
+    g = StateGraph(MessagesState)
+    g.add_node("turn", lambda s: {"messages": turn[1:]})
+    g.add_edge(START, "turn")
+    g.add_edge("turn", END)
+    store = await open_store(db_url)
+    try:
+        app = g.compile(checkpointer=store.checkpointer)
+        config = {"configurable": {"thread_id": "tools"}}
+        await app.ainvoke({"messages": [turn[0]]}, config)
+        assert await store.append("tools", turn) == 1
+        for loaded in ((await app.aget_state(config)).values["messages"], [m for _, m in await store.transcript("tools")]):
+            assert [(type(m).__name__, m.id) for m in loaded] == [(type(m).__name__, m.id) for m in turn]
+            assert loaded[1].tool_calls[0]["id"] == loaded[2].tool_call_id == "call_1"
+            assert loaded[1].tool_calls[0]["args"] == {"query": "서울 맛집"}
+    finally:
+        await store.close()
+
+
 async def _graph_turns(store, thread: str, n: int):  # -> the compiled graph
     from langgraph.graph import END, START, MessagesState, StateGraph
 
