@@ -4,8 +4,6 @@ the stored pairs and pruning on PostgreSQL are tests/e2e/test_postgres_store.py'
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import re
 
