@@ -231,7 +231,7 @@ class CliRunner(ChatRunner):
     commands, minus the process. `command()` still gives a process run's argv and environment
     (for the one step of a test that needs a process)."""
 
-    def __call__(self, *args: str, input: str = "", env: dict | None = None, db: bool = True,
+    def __call__(self, *args: str, input: str | bytes = "", env: dict | None = None, db: bool = True,
                  timeout: float = 300, cwd: Path | None = None, as_user: tuple[int, int] | None = None) -> Result:
         """`as_user`: (uid, gid) of the run (tests/cli.py); the hang detector is pytest-timeout's."""
         argv, full_env = self.command(*args, env=env, db=db)

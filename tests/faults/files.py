@@ -10,7 +10,6 @@ import json
 import os
 import pwd
 import random
-import shutil
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -98,21 +97,6 @@ def unprivileged_ids(tmp_path: Path) -> tuple[tuple[int, int] | None, Path]:
     home = Path(tempfile.mkdtemp(prefix="mcp-chat-nobody-"))
     os.chown(home, nobody.pw_uid, nobody.pw_gid)
     return (nobody.pw_uid, nobody.pw_gid), home
-
-
-def unprivileged(tmp_path: Path) -> tuple[list[str], Path, int]:
-    """(argv prefix, a home folder, the uid) for running the client without write rights.
-
-    Root ignores file and folder permissions, so as root the client runs as `nobody` (setpriv)
-    with a home of its own; the venv and the repository are world-readable."""
-    if os.geteuid() != 0:
-        return [], tmp_path, os.geteuid()
-    setpriv = shutil.which("setpriv")
-    assert setpriv, "setpriv (util-linux) is needed to run the client as an unprivileged user"
-    nobody = pwd.getpwnam("nobody")
-    home = Path(tempfile.mkdtemp(prefix="mcp-chat-nobody-"))
-    os.chown(home, nobody.pw_uid, nobody.pw_gid)
-    return [setpriv, f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups"], home, nobody.pw_uid
 
 
 def one_line(err: str) -> str:
