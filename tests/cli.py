@@ -97,6 +97,7 @@ def _wait_for_threads(before: set[threading.Thread]) -> None:
     """The run's threads end with it (the stdin reader ends at the pipe's end); a non-daemon thread
     that does not would keep the process from exiting."""
     for th in set(threading.enumerate()) - before:
+        th._started.wait(THREAD_GRACE)  # one still starting (enumerate lists it already)
         th.join(THREAD_GRACE if th.name == "stdin" or not th.daemon else 0)
         assert th.daemon or not th.is_alive(), f"the run left a thread running (a process would not exit): {th}"
 
