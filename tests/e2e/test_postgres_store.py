@@ -268,9 +268,9 @@ async def test_store_errors_never_carry_the_password():
 
 @pytest.mark.postgres_only
 @pytest.mark.parametrize("argv", [["--new"], ["--new", "--debug"], ["threads"], ["delete", "x", "--debug"]])
-def test_cli_never_prints_the_password(chat, argv):
+def test_cli_never_prints_the_password(cli, argv):  # the command line in this process (tests/cli.py)
     for url in _bad_urls()[:2]:
-        r = chat(*argv, "--db", url, input="안녕\n", db=False)
+        r = cli(*argv, "--db", url, input="안녕\n", db=False)
         assert r.code == 1, r.err
         assert WRONG not in r.out + r.err
         assert "***" in r.err and "Traceback" not in r.err
@@ -278,10 +278,12 @@ def test_cli_never_prints_the_password(chat, argv):
 
 
 @pytest.mark.postgres_only
-def test_init_db_and_chat_with_a_good_url_show_it_masked(chat, db_url):
-    p = subprocess.run([sys.executable, "init_db.py", "--db", db_url], cwd=ROOT, capture_output=True, text=True)
+def test_init_db_and_chat_with_a_good_url_show_it_masked(cli, db_url):
+    import init_db
+
+    p = cli.run(init_db.main, "--db", db_url)
     pw = url_passwords(db_url)[0]
-    assert p.returncode == 0 and pw not in p.stdout + p.stderr and "***" in p.stdout
-    r = chat("--new", "--debug", input="안녕\n")
+    assert p.code == 0 and pw not in p.out + p.err and "***" in p.out
+    r = cli("--new", "--debug", input="안녕\n")
     assert r.code == 0, r.err
     assert pw not in r.out + r.err
