@@ -15,7 +15,7 @@ import pytest
 from client.core import secrets
 from client.ui import i18n
 from tests.cli import run_cli
-from tests.conftest import TEST_KEY, ChatRunner, CliRunner
+from tests.conftest import BACKOFF_SCALE, TEST_KEY, ChatRunner, CliRunner
 from tests.stubs.llm_stub import LLMStub
 
 TIMES = re.compile(r"\d+\.\d+\s*s\b|\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d)?|[0-9a-f]{8}-[0-9a-f-]{27}")
@@ -63,7 +63,8 @@ def test_a_run_leaves_the_process_as_it_found_it(tmp_path, monkeypatch):
     conf.mkdir(parents=True)
     (conf / ".env").write_text("MCP_CHAT_LANG=en\nFROM_USER_ENV=1\n")  # loaded into the run's environment
     r = run_cli(["-p", "x", "--db", str(tmp_path / "c.db")], env={"HOME": str(tmp_path), "PATH": os.environ["PATH"],
-                "CLOVA_STUDIO_API_KEY": TEST_KEY, "CLOVA_STUDIO_BASE_URL": "http://127.0.0.1:9/v1"}, cwd=tmp_path)
+                "CLOVA_STUDIO_API_KEY": TEST_KEY, "CLOVA_STUDIO_BASE_URL": "http://127.0.0.1:9/v1",
+                "MCP_CHAT_TEST_BACKOFF_SCALE": BACKOFF_SCALE}, cwd=tmp_path)
     assert r.code == 1 and "Traceback" not in r.err  # nothing listens on port 9: one line, in English
     assert os.environ.get("SOME_TEST_VAR") == "kept" and "FROM_USER_ENV" not in os.environ
     assert (os.getcwd(), (sys.stdin, sys.stdout, sys.stderr)) == (cwd, streams)
