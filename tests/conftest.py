@@ -49,6 +49,11 @@ SLOW_FOLDERS = {"tty", "conformance", "deploy"}
 PORTS_FOLDERS = {"deploy"}  # nginx on 127.0.0.1:8080 with replicas on :8001/:8002 (deploy/nginx.conf)
 PORTS_LOCK = "/tmp/mcp-chat-ports.lock"
 
+# This process keeps what it compiles (test modules with their rewritten asserts, the client's modules
+# run in-process) even under PYTHONDONTWRITEBYTECODE=1: each worker would otherwise compile them all
+# again, every run. The processes the suite starts keep the environment's setting.
+sys.dont_write_bytecode = False
+
 settings.register_profile("suite", max_examples=60, deadline=None)
 settings.register_profile("thorough", max_examples=1_000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
