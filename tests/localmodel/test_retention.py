@@ -3,12 +3,13 @@
 Korean and English, six turns each: a name, a day, a number, then the day corrected, all four
 folded by one roll of summarize with the documented defaults (N=5, M=2: the roll is made at the
 first question, which leaves turns 5-6 verbatim), so the three answers can come only from the
-summary pair: a history cut to the turns kept verbatim has none of them. Floors:
-the summary holds every fact (whatever the model wrote: the notes put back what it drops) and
-the roll was applied before the first answer; Korean recalls all three (issue 39: the Korean
-summary lost a pet's name), both together at least 5 of 6. The bench's 14-turn `SHORT` (two rolls) and
-the 20-turn conversations have the figures; they also ran a `none` baseline here, three
-conversations on the server's two slots, for 500 s of a CI run.
+summary pair: a history cut to the turns kept verbatim has none of them. Floors: the summary
+holds every fact (whatever the model wrote: the notes put back what it drops) and the roll was
+applied before the first answer; Korean recalls all three (issue 39: the Korean summary lost a
+pet's name); both together at least 4 of 6 (the first CI run: ko 3, en 2, 98 s). The figures
+are the bench's (`SHORT`: 14 turns, two rolls; the 20-turn conversations). Until 2026-12-05 this
+test ran `SHORT` with a `none` baseline beside it: three conversations on the server's two
+slots, 500 s of a CI run.
 """
 
 from __future__ import annotations
@@ -68,4 +69,4 @@ def test_summaries_keep_the_facts_on_the_real_model(local_url, tmp_path, monkeyp
         total += run.recalled
         FIGURES[f"retention_{lang}_recalled"] = run.recalled
         FIGURES[f"retention_{lang}_final_tokens"] = run.final_tokens
-    assert total >= 5, f"recalled {total}/6"
+    assert total >= 4, f"recalled {total}/6"
