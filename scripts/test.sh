@@ -77,6 +77,9 @@ if ! cmp -s pyproject.toml "$STAMP" 2>/dev/null; then
     fi
     cp pyproject.toml "$STAMP"
 fi
+# the sources compiled once, before the workers start side by side: with PYTHONDONTWRITEBYTECODE=1
+# (as in some shells) every client, server and daemon process the suite starts would compile them again
+python -m compileall -q -j 0 client server plumbing tests init_db.py >/dev/null
 step_done "setup: .venv and pip"
 
 bash scripts/install_everything.sh >/dev/null

@@ -28,7 +28,6 @@ import subprocess
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
@@ -36,6 +35,7 @@ import pytest
 from hypothesis import settings
 
 from tests.backends import BACKENDS, check_postgres, make_db
+from tests.cli import Result, run_cli
 from tests.stubs.llm_stub import LLMStub
 from tests.stubs.naver_stub import NaverStub
 
@@ -48,6 +48,11 @@ SERVER_ENV = ("MCP_SERVER_URL", "MCP_CONFIG")
 SLOW_FOLDERS = {"tty", "conformance", "deploy"}
 PORTS_FOLDERS = {"deploy"}  # nginx on 127.0.0.1:8080 with replicas on :8001/:8002 (deploy/nginx.conf)
 PORTS_LOCK = "/tmp/mcp-chat-ports.lock"
+
+# This process keeps what it compiles (test modules with their rewritten asserts, the client's modules
+# run in-process) even under PYTHONDONTWRITEBYTECODE=1: each worker would otherwise compile them all
+# again, every run. The processes the suite starts keep the environment's setting.
+sys.dont_write_bytecode = False
 
 settings.register_profile("suite", max_examples=60, deadline=None)
 settings.register_profile("thorough", max_examples=1_000, deadline=None)
@@ -175,19 +180,6 @@ def daemon_env(request: pytest.FixtureRequest) -> dict[str, str]:
 
 
 # -- the client --------------------------------------------------------------------------------
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-    def error_line(self) -> str:
-        """The one line an expected error prints (stderr: one line, no traceback)."""
-        lines = [ln for ln in self.err.splitlines() if ln.strip()]
-        assert len(lines) == 1 and "Traceback" not in self.err, self.err
-        return lines[0]
-
-
 class ChatRunner:
     """Runs the real `mcp-chat` in a subprocess against the stubs.
 
@@ -227,15 +219,33 @@ class ChatRunner:
         return argv, {k: v for k, v in full.items() if v is not None}
 
     def __call__(self, *args: str, input: str = "", env: dict | None = None, db: bool = True,
-                 timeout: float = 300) -> Result:  # a hang detector: a loaded machine is slow
+                 timeout: float = 300, cwd: Path | None = None) -> Result:  # a hang detector: a loaded machine is slow
         argv, full_env = self.command(*args, env=env, db=db)
-        p = subprocess.run(argv, input=input.encode(), capture_output=True, cwd=self.tmp,
+        p = subprocess.run(argv, input=input.encode(), capture_output=True, cwd=cwd or self.tmp,
                            env=full_env, timeout=timeout)
         return Result(p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
 
     def sub(self, *args: str) -> Result:
         """A non-chat subcommand (threads/export/delete) with --db."""
         return self(*args, "--db", self.db, db=False)
+
+
+class CliRunner(ChatRunner):
+    """ChatRunner's runs in this process (tests/cli.py): the same arguments, environment, working
+    folder and stdin; the real argument parsing, settings, store, engine, MCP servers and slash
+    commands, minus the process. `command()` still gives a process run's argv and environment
+    (for the one step of a test that needs a process)."""
+
+    def __call__(self, *args: str, input: str | bytes = "", env: dict | None = None, db: bool = True,
+                 timeout: float = 300, cwd: Path | None = None, as_user: tuple[int, int] | None = None) -> Result:
+        """`as_user`: (uid, gid) of the run (tests/cli.py); the hang detector is pytest-timeout's."""
+        argv, full_env = self.command(*args, env=env, db=db)
+        return run_cli(argv[3:], input, full_env, cwd or self.tmp, as_user=as_user)
+
+    def run(self, main, *args: str, input: str = "", env: dict | None = None) -> Result:
+        """Another entry point of the same shape in this process (e.g. init_db.main), with this
+        runner's environment and working folder."""
+        return run_cli(list(args), input, {**self.env, **(env or {})}, self.tmp, main=main)
 
 
 # -- tiers, backends, ports --------------------------------------------------------------------
@@ -312,6 +322,18 @@ def db_url(backend: str, tmp_path: Path) -> Iterator[str]:
 def chat(tmp_path: Path, llm: LLMStub, naver: NaverStub, db_url: str, backend: str,
          search_config: str | None, daemon_env: dict[str, str]) -> ChatRunner:
     return ChatRunner(tmp_path, llm, naver, db_url, backend, search_config, daemon_env)
+
+
+@pytest.fixture
+def cli(tmp_path: Path, llm: LLMStub, naver: NaverStub, db_url: str, backend: str,
+        search_config: str | None, request: pytest.FixtureRequest) -> CliRunner:
+    """`chat`, in this process (tests/cli.py): the default for behaviour tests. A process
+    (`chat`) only for what only a process shows: signals, exit on a signal, the tty, the daemon,
+    stdio purity, the local model."""
+    # the bundled search server is forked by the session's pre-imported server process, as `chat`'s is
+    daemon_env = request.getfixturevalue("daemon_env") if request.node.get_closest_marker("bundled_search") \
+        else {"MCP_CHAT_DAEMON": "0"}
+    return CliRunner(tmp_path, llm, naver, db_url, backend, search_config, daemon_env)
 
 
 def thread_id_of(out: str) -> str:

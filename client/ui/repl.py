@@ -40,7 +40,8 @@ from client.ui.tui import TtyReader, quiet_input
 
 class Repl:
     def __init__(self, session: ChatSession, hub: ToolHub, renderer: Renderer,
-                 frontend: TerminalFrontend | None = None, reader: LineReader | TtyReader | None = None) -> None:
+                 frontend: TerminalFrontend | None = None, reader: LineReader | TtyReader | None = None,
+                 tools_changed: Callable[[], Awaitable[None]] | None = None) -> None:
         self.session = session
         self.hub = hub
         self.r = renderer
@@ -49,7 +50,7 @@ class Repl:
         self._current: asyncio.Task | None = None  # what Ctrl-C cancels
         self.capture: Capture | None = None  # -p: what the one turn produced
         # before every turn: the tools ready by now join, failed starts are reported (client/ui/startup.py)
-        self.tools_changed: Callable[[], Awaitable[None]] | None = None
+        self.tools_changed = tools_changed
         self._fatal: BaseException | None = None  # a start-up check that failed while the user typed (watch)
         self.slash = SlashContext(session, renderer, hub, read_line=self.read_line, switch=self.switch,
                                   compact=self.turn_compact, turn=self.turn)

@@ -85,8 +85,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
         tools.attached = hub.version
         from client.ui.repl import Repl
 
-        repl = Repl(session, hub, renderer, frontend, reader)
-        repl.tools_changed = tools.refresh
+        repl = Repl(session, hub, renderer, frontend, reader, tools_changed=tools.refresh)
         if key_check is not None:
             repl.watch(key_check)
         if lazy and isinstance(reader, TtyReader):

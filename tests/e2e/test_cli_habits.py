@@ -1,7 +1,9 @@
 """Terminal users' habits end to end: -p, --output-format json, a clean stdout in a pipe,
 -c, /model, per-user (XDG) data and config, read-only commands, --version, help, completion.
 
-Real `mcp-chat` processes against the recording model stub; a fake HOME per test.
+The real command line in this process (tests/cli.py) against the recording model stub; a fake
+HOME per test. A process where only a process shows it: stdout's purity in a pipe (what reaches
+file descriptor 1 from anywhere), the server's own --version, the import check of --help.
 """
 
 from __future__ import annotations
@@ -16,13 +18,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, ChatRunner, roles, thread_id_of, user_texts
+from tests.conftest import ROOT, ChatRunner, CliRunner, roles, thread_id_of, user_texts
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
 @pytest.fixture
-def runner(tmp_path, llm, naver, search_config, daemon_env) -> ChatRunner:
+def runner(tmp_path, llm, naver, search_config) -> CliRunner:
+    return CliRunner(tmp_path, llm, naver, search_config=search_config)
+
+
+@pytest.fixture
+def process(tmp_path, llm, naver, search_config, daemon_env) -> ChatRunner:
     return ChatRunner(tmp_path, llm, naver, search_config=search_config, daemon_env=daemon_env)
 
 
@@ -109,8 +116,9 @@ def test_output_format_without_print_is_rejected(runner):
 
 
 # -- stdout in a pipe ------------------------------------------------------------
-def test_piped_stdout_carries_only_answers(runner, llm, naver):
-    r = runner("--new", input="안녕\n서울 맛집 검색해줘\n종료\n")
+def test_piped_stdout_carries_only_answers(process, llm, naver):
+    # a process: file descriptor 1 itself, whatever writes to it (a library, a child, the interpreter)
+    r = process("--new", input="안녕\n서울 맛집 검색해줘\n종료\n")
     assert r.code == 0, r.err
     assert r.out.splitlines() == ["답변 1: 안녕", f"도구 결과 요약: {_tool_head(llm)}"]
     for status in ("현재 세션 ID:", "안녕하세요", "[상태]", "[도구 선택]", "대화를 종료합니다"):

@@ -1,8 +1,8 @@
-"""Context policies, proven on the wire: what the recording endpoint received."""
+"""Context policies, proven on the wire: what the recording endpoint received. The command line
+in this process (tests/cli.py); a "resumed process" is a new run on the same database. On SQLite:
+the stored pairs and pruning on PostgreSQL are tests/e2e/test_postgres_store.py's."""
 
 from __future__ import annotations
-
-import pytest
 
 import json
 import re
@@ -20,14 +20,14 @@ def real_users(req: dict) -> list[str]:
     return [u for u in user_texts(req) if u != SUMMARY_REQ]
 
 
-def test_none_sends_everything(chat, llm):
-    chat("--new", "--context", "none", input=lines(8))
+def test_none_sends_everything(cli, llm):
+    cli("--new", "--context", "none", input=lines(8))
     last = llm.chat_requests()[-1]
     assert real_users(last) == [f"질문 {i}" for i in range(1, 9)]
 
 
-def test_trim_by_turn_on_the_wire(chat, llm):
-    r = chat("--new", "--context", "trim", "--max-turns", "5", input=lines(7))
+def test_trim_by_turn_on_the_wire(cli, llm):
+    r = cli("--new", "--context", "trim", "--max-turns", "5", input=lines(7))
     assert r.code == 0, r.err
     reqs = llm.chat_requests()
     assert real_users(reqs[5]) == [f"질문 {i}" for i in range(1, 7)]  # 6th: all 5 earlier turns
@@ -36,9 +36,9 @@ def test_trim_by_turn_on_the_wire(chat, llm):
     assert "5턴을 초과하여서 트리밍을 수행합니다." in r.err
 
 
-def test_trim_applies_to_the_call_after_a_tool_result(chat, llm):
+def test_trim_applies_to_the_call_after_a_tool_result(cli, llm):
     text = lines(6) + "마지막으로 날씨 검색\n"
-    chat("--new", "--context", "trim", "--max-turns", "5", input=text)
+    cli("--new", "--context", "trim", "--max-turns", "5", input=text)
     reqs = llm.chat_requests()
     assert len(reqs) == 8  # 6 plain turns + a tool turn with two model calls
     for req in reqs[6:]:
@@ -46,9 +46,9 @@ def test_trim_applies_to_the_call_after_a_tool_result(chat, llm):
     assert roles(reqs[7])[-2:] == ["assistant", "tool"]
 
 
-def test_trim_keeps_tool_pairs_together(chat, llm):
+def test_trim_keeps_tool_pairs_together(cli, llm):
     text = "처음에 검색\n" + lines(6)
-    chat("--new", "--context", "trim", "--max-turns", "5", input=text)
+    cli("--new", "--context", "trim", "--max-turns", "5", input=text)
     for req in llm.chat_requests():
         msgs = req["messages"]
         for i, m in enumerate(msgs):
@@ -63,8 +63,8 @@ def test_trim_keeps_tool_pairs_together(chat, llm):
     assert "tool" not in roles(last)  # the tool turn was trimmed away whole
 
 
-def test_summarize_n5_m2_rolls_forward(chat, llm):
-    r = chat("--thread", "sum", "--context", "summarize", "--summary-after", "5", "--max-turns", "2",
+def test_summarize_n5_m2_rolls_forward(cli, llm):
+    r = cli("--thread", "sum", "--context", "summarize", "--summary-after", "5", "--max-turns", "2",
              input=lines(11))
     assert r.code == 0, r.err
     chat_reqs = llm.chat_requests()
@@ -100,17 +100,16 @@ def test_summarize_n5_m2_rolls_forward(chat, llm):
     assert summary2.startswith(summary1) and "질문 8" in summary2
     assert real_users(r11) == ["질문 9", "질문 10", "질문 11"]
     # every real message is still stored and exportable
-    doc = json.loads(chat.sub("export", "sum", "--format", "json").out)
+    doc = json.loads(cli.sub("export", "sum", "--format", "json").out)
     stored = [m["content"] for m in doc["messages"] if m["role"] == "user" and not m.get("synthetic")]
     assert stored == [f"질문 {i}" for i in range(1, 12)]
 
 
-@pytest.mark.storage  # what the stored state holds
-def test_resumed_process_starts_at_the_last_summary(chat, llm):
+def test_resumed_process_starts_at_the_last_summary(cli, llm):
     args = ("--thread", "hyd", "--context", "summarize", "--summary-after", "5", "--max-turns", "2")
-    chat(*args, input=lines(7))
+    cli(*args, input=lines(7))
     llm.clear()
-    r = chat(*args, input="질문 8\n")
+    r = cli(*args, input="질문 8\n")
     assert r.code == 0, r.err
     req = llm.chat_requests()[0]
     contents = [m["content"] for m in req["messages"]]
@@ -119,8 +118,7 @@ def test_resumed_process_starts_at_the_last_summary(chat, llm):
     assert not any(f"질문 {i}" == c for c in contents for i in (1, 2, 3, 4))
 
 
-@pytest.mark.storage  # what the stored state holds
-def test_resumed_legacy_thread_with_a_pair_in_the_middle_starts_at_the_pair(chat, llm):
+def test_resumed_legacy_thread_with_a_pair_in_the_middle_starts_at_the_pair(cli, llm):
     """An older client stored the whole history with the summary pair in the middle: what the
     pair covers is pruned when the thread is loaded, and never sent again."""
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -130,8 +128,8 @@ def test_resumed_legacy_thread_with_a_pair_in_the_middle_starts_at_the_pair(chat
 
     old = [HumanMessage("옛 질문 1"), AIMessage("옛 답 1"), HumanMessage("옛 질문 2"), AIMessage("옛 답 2")]
     kept = [HumanMessage("남은 질문 3"), AIMessage("남은 답 3")]
-    seed_legacy_thread(chat.db, "legacy", [SystemMessage("시스템"), *old, *summary_pair("요약본 1-2"), *kept])
-    r = chat("--thread", "legacy", "--context", "summarize", input="새 질문 4\n")
+    seed_legacy_thread(cli.db, "legacy", [SystemMessage("시스템"), *old, *summary_pair("요약본 1-2"), *kept])
+    r = cli("--thread", "legacy", "--context", "summarize", input="새 질문 4\n")
     assert r.code == 0, r.err
     [req] = llm.chat_requests()
     assert [(m["role"], m["content"]) for m in req["messages"]] == [
@@ -140,16 +138,15 @@ def test_resumed_legacy_thread_with_a_pair_in_the_middle_starts_at_the_pair(chat
     assert llm.summary_requests() == []  # nothing new to summarize: the pair stands for turns 1-2
 
 
-@pytest.mark.storage  # what the stored state holds
-def test_foreground_summary_on_resume_in_a_pipe(chat, llm):
+def test_foreground_summary_on_resume_in_a_pipe(cli, llm):
     """A thread stored without summaries, resumed with the summarize policy in a pipe: the turn
     makes the summary first (no background task exists yet), then sends the pair; the state
     holds the pair from then on, so a third process starts from it."""
-    r = chat("--thread", "fg", "--context", "none", input=lines(7))
+    r = cli("--thread", "fg", "--context", "none", input=lines(7))
     assert r.code == 0, r.err
     llm.clear()
     args = ("--thread", "fg", "--context", "summarize", "--summary-after", "5", "--max-turns", "2")
-    r = chat(*args, input="질문 8\n")
+    r = cli(*args, input="질문 8\n")
     assert r.code == 0, r.err
     assert "이전 대화 5턴을 요약합니다" in r.out + r.err
     [summary] = llm.summary_requests()
@@ -163,28 +160,28 @@ def test_foreground_summary_on_resume_in_a_pipe(chat, llm):
     assert pair.startswith(llm.answer_to(summary).strip())
     assert real_users(req) == ["질문 6", "질문 7", "질문 8"]
     llm.clear()
-    r = chat(*args, input="질문 9\n")
+    r = cli(*args, input="질문 9\n")
     assert r.code == 0, r.err
     [req] = llm.chat_requests()
     assert req["messages"][2]["content"] == pair  # stored: the next process starts at the same pair
     assert real_users(req) == ["질문 6", "질문 7", "질문 8", "질문 9"]
 
 
-def test_resume_with_trim_policy_after_summary(chat, llm):
+def test_resume_with_trim_policy_after_summary(cli, llm):
     """Switching policy on resume still never re-sends what the summary covers."""
-    chat("--thread", "mix", "--context", "summarize", input=lines(7))
+    cli("--thread", "mix", "--context", "summarize", input=lines(7))
     llm.clear()
-    chat("--thread", "mix", "--context", "none", input="질문 8\n")
+    cli("--thread", "mix", "--context", "none", input="질문 8\n")
     req = llm.chat_requests()[0]
     assert real_users(req) == ["질문 5", "질문 6", "질문 7", "질문 8"]
 
 
-def test_summarizer_failure_keeps_history_and_retries_next_turn(chat, llm):
+def test_summarizer_failure_keeps_history_and_retries_next_turn(cli, llm):
     llm.push(*[{"text": f"답 {i}"} for i in range(1, 7)])
     llm.push({"status": 500, "body": {"error": {"message": "boom"}}})  # the summary request fails
     llm.push({"status": 500, "body": {"error": {"message": "boom"}}})  # (client retries once)
     llm.push({"status": 500, "body": {"error": {"message": "boom"}}})
-    r = chat("--thread", "fail", "--context", "summarize", input=lines(8))
+    r = cli("--thread", "fail", "--context", "summarize", input=lines(8))
     assert r.code == 0, r.err
     assert "경고: 요약 요청이 실패" in r.out + r.err
     chat_reqs = llm.chat_requests()
@@ -197,25 +194,24 @@ def test_summarizer_failure_keeps_history_and_retries_next_turn(chat, llm):
     assert "boom" not in r8["messages"][2]["content"]
 
 
-@pytest.mark.storage  # what the stored state holds
-def test_message_over_budget_is_refused_not_sent_not_stored(chat, llm):
+def test_message_over_budget_is_refused_not_sent_not_stored(cli, llm):
     big = "가" * 4000
-    r = chat("--thread", "budget", "--max-input-tokens", "3000", input=f"{big}\n짧은 질문\n{big}\n다음 질문\n")
+    r = cli("--thread", "budget", "--max-input-tokens", "3000", input=f"{big}\n짧은 질문\n{big}\n다음 질문\n")
     assert r.code == 0, r.err
     assert (r.out + r.err).count("메시지가 너무 깁니다") == 2
     assert all(big not in u for q in llm.requests for u in user_texts(q))
-    doc = json.loads(chat.sub("export", "budget", "--format", "json").out)
+    doc = json.loads(cli.sub("export", "budget", "--format", "json").out)
     assert [m["content"] for m in doc["messages"] if m["role"] == "user"] == ["짧은 질문", "다음 질문"]
 
 
-def test_budget_drops_oldest_turns_from_the_request(chat, llm):
+def test_budget_drops_oldest_turns_from_the_request(cli, llm):
     """Exactly the newest turns that fit are sent: one more would not have fit."""
     from client.core.context.budget import PER_MESSAGE, estimate_text_tokens
 
     llm.report_usage = False  # no calibration: the client's estimate is the measure, ratio 1
     budget = 2600
     long_lines = "".join(f"질문 {i} " + "나" * 300 + "\n" for i in range(1, 9))
-    r = chat("--new", "--context", "none", "--max-input-tokens", str(budget), input=long_lines)
+    r = cli("--new", "--context", "none", "--max-input-tokens", str(budget), input=long_lines)
     assert r.code == 0, r.err
     reqs = llm.chat_requests()
     last, before = reqs[-1], reqs[-2]
@@ -235,7 +231,7 @@ def test_budget_drops_oldest_turns_from_the_request(chat, llm):
     assert "턴을 이번 요청에서 뺐습니다" in r.out + r.err  # the user is told
 
 
-def test_summary_rolled_over_chunks_twice_keeps_turn_one_facts(chat, llm):
+def test_summary_rolled_over_chunks_twice_keeps_turn_one_facts(cli, llm):
     """Long turns, two summary rolls of two chunks each: every summarized turn is read by exactly
     one summarizer request, each request holds only what fits one chunk (here one ~1,900-token
     turn: two would not fit half the 7,500-token budget), oldest first; the pair holds every
@@ -249,7 +245,7 @@ def test_summary_rolled_over_chunks_twice_keeps_turn_one_facts(chat, llm):
     facts = ["고래는 포유류", "수도는 서울", "물은 백도", "달은 위성", "불은 뜨겁", "끝 질문"]
     # [brief]: short answers, so three long user lines still fit one request
     lines_ = "".join(f"질문 {i} {fact} [brief] " + "나" * 2530 + "\n" for i, fact in enumerate(facts, 1))
-    r = chat("--thread", "roll", "--context", "summarize", "--summary-after", "2", "--max-turns", "1",
+    r = cli("--thread", "roll", "--context", "summarize", "--summary-after", "2", "--max-turns", "1",
              "--max-input-tokens", str(budget), "--no-memory", input=lines_)
     assert r.code == 0, r.err
     assert "이번 요청에서 뺐습니다" not in r.out + r.err  # the budget itself dropped nothing

@@ -133,14 +133,14 @@ def call_line(tool: str, args: dict) -> str:
 
 # -- every tool, both transports -----------------------------------------------
 @pytest.mark.parametrize("transport", ["http", "stdio"])
-def test_every_tool_of_server_everything(chat, llm, everything_js, everything_http, tmp_path, transport):
+def test_every_tool_of_server_everything(cli, llm, everything_js, everything_http, tmp_path, transport):
     if transport == "http":
         entry = {"url": everything_http.url, "headers": {"X-Test-Token": "${EV_TOKEN}"}}
     else:
         entry = {"command": "node", "args": [everything_js, "stdio"], "env": {"EV_TOKEN": "${EV_TOKEN}"}}
     config = write_config(tmp_path, {"everything": entry})
     lines = [call_line(tool, args) for tool, (args, _) in CALLS.items()] + ["/tools", "/servers"]
-    r = chat("--new", "--mcp-config", config, "--context", "none", "--no-memory",
+    r = cli("--new", "--mcp-config", config, "--context", "none", "--no-memory",
              "--yes",  # some of these tools are not read-only: no terminal here to ask
              input="\n".join(lines) + "\n", env={"EV_TOKEN": SECRET}, timeout=110)
     assert r.code == 0, r.err

@@ -2,7 +2,7 @@
 
 Piped runs (no terminal): `--yes` approves sampling and accepts elicitation with the schema's
 defaults; without it both are refused. Assertions are on what the model stub received and on the
-tool results that went back to the model.
+tool results that went back to the model. The command line in this process (tests/cli.py).
 """
 
 from __future__ import annotations
@@ -17,15 +17,15 @@ from tests.e2e.test_mcp_everything import call_line, everything_js, tool_results
 pytestmark = pytest.mark.sqlite_only
 
 
-def _run(chat, tmp_path, js, lines, *extra, env=None):
+def _run(cli, tmp_path, js, lines, *extra, env=None):
     # every tool pre-approved: these tests are about the server's requests, not tool permissions
     config = write_config(tmp_path, {"everything": {"command": "node", "args": [js, "stdio"], "alwaysAllow": ["*"]}})
-    return chat("--new", "--mcp-config", config, "--context", "none", "--no-memory", *extra,
+    return cli("--new", "--mcp-config", config, "--context", "none", "--no-memory", *extra,
                 input="\n".join(lines) + "\n", env=env, timeout=90)
 
 
-def test_sampling_with_yes_runs_on_the_chat_model_without_tools(chat, llm, everything_js, tmp_path):
-    r = _run(chat, tmp_path, everything_js,
+def test_sampling_with_yes_runs_on_the_chat_model_without_tools(cli, llm, everything_js, tmp_path):
+    r = _run(cli, tmp_path, everything_js,
              [call_line("trigger-sampling-request", {"prompt": "sample-me-77", "maxTokens": 64})], "--yes")
     assert r.code == 0, r.err
     reqs = llm.chat_requests()
@@ -36,43 +36,43 @@ def test_sampling_with_yes_runs_on_the_chat_model_without_tools(chat, llm, every
     assert "sample-me-77" in result and '"model"' in result  # the stub's answer went back to the server
     both = r.out + r.err
     assert "[샘플링] 서버 'everything' 요청: " in both and "[샘플링] 모델 응답 → 'everything'" in both
-    exported = json.loads(chat.sub("export", thread_id_of(r.err), "--format", "json").out)
+    exported = json.loads(cli.sub("export", thread_id_of(r.err), "--format", "json").out)
     sampled_rows = [m["sampling"] for m in exported["messages"] if m.get("sampling")]
     assert len(sampled_rows) == 1 and sampled_rows[0][0]["server"] == "everything"
     assert sampled_rows[0][0]["decision"] == "allow:yes" and "sample-me-77" in sampled_rows[0][0]["request"]
-    md = chat.sub("export", thread_id_of(r.err)).out
+    md = cli.sub("export", thread_id_of(r.err)).out
     assert "**sampling** `everything` (허용 (--yes)): " in md and "sample-me-77" in md
 
 
-def test_sampling_without_yes_and_without_a_terminal_is_denied(chat, llm, everything_js, tmp_path):
-    r = _run(chat, tmp_path, everything_js,
+def test_sampling_without_yes_and_without_a_terminal_is_denied(cli, llm, everything_js, tmp_path):
+    r = _run(cli, tmp_path, everything_js,
              [call_line("trigger-sampling-request", {"prompt": "never-sampled-55", "maxTokens": 64})])
     assert r.code == 0, r.err
     assert not [q for q in llm.requests if "never-sampled-55" in str(q.get("messages")) and not q.get("tools")]
     assert "[샘플링] 서버 'everything'의 모델 요청을 거절했습니다." in r.out + r.err
     result = tool_results(llm.chat_requests())["trigger-sampling-request"][0]
     assert "rejected" in result.lower()
-    exported = json.loads(chat.sub("export", thread_id_of(r.err), "--format", "json").out)
+    exported = json.loads(cli.sub("export", thread_id_of(r.err), "--format", "json").out)
     assert [m["sampling"][0]["decision"] for m in exported["messages"] if m.get("sampling")] == ["deny:no_terminal"]
 
 
-def test_elicitation_piped_is_declined_and_yes_keeps_required_fields_honest(chat, llm, everything_js, tmp_path):
-    r = _run(chat, tmp_path, everything_js, [call_line("trigger-elicitation-request", {})])
+def test_elicitation_piped_is_declined_and_yes_keeps_required_fields_honest(cli, llm, everything_js, tmp_path):
+    r = _run(cli, tmp_path, everything_js, [call_line("trigger-elicitation-request", {})])
     assert r.code == 0, r.err
     assert "decline" in tool_results(llm.chat_requests())["trigger-elicitation-request"][0]
     assert "[입력 요청] 서버 'everything'의 입력 요청을 거절했습니다" in r.out + r.err
     # --yes: this form has required fields without defaults, so defaults alone cannot answer it
     llm.clear()
-    r = _run(chat, tmp_path, everything_js, [call_line("trigger-elicitation-request", {})], "--yes")
+    r = _run(cli, tmp_path, everything_js, [call_line("trigger-elicitation-request", {})], "--yes")
     assert r.code == 0, r.err
     assert "decline" in tool_results(llm.chat_requests())["trigger-elicitation-request"][0]
 
 
-def test_roots_are_only_the_configured_ones_and_changes_are_announced(chat, llm, everything_js, tmp_path):
+def test_roots_are_only_the_configured_ones_and_changes_are_announced(cli, llm, everything_js, tmp_path):
     extra, later = tmp_path / "extra-root", tmp_path / "later-root"
     extra.mkdir()
     later.mkdir()
-    r = _run(chat, tmp_path, everything_js, [call_line("get-roots-list", {}), f"/roots {later}",
+    r = _run(cli, tmp_path, everything_js, [call_line("get-roots-list", {}), f"/roots {later}",
                                              call_line("get-roots-list", {})], "--root", str(extra))
     assert r.code == 0, r.err
     first, second = tool_results(llm.chat_requests())["get-roots-list"]
@@ -87,8 +87,8 @@ def _last_user(req: dict) -> str:
     return [m for m in req["messages"] if m["role"] == "user"][-1]["content"]
 
 
-def test_prompts_list_and_run_as_a_normal_turn(chat, llm, everything_js, tmp_path):
-    r = _run(chat, tmp_path, everything_js, ["/prompts", "/prompt everything:args-prompt city=Seoul \"state=Gyeonggi do\"",
+def test_prompts_list_and_run_as_a_normal_turn(cli, llm, everything_js, tmp_path):
+    r = _run(cli, tmp_path, everything_js, ["/prompts", "/prompt everything:args-prompt city=Seoul \"state=Gyeonggi do\"",
                                              "/prompt everything:args-prompt", "/prompt everything:nope"])
     assert r.code == 0, r.err
     assert "[everything] 프롬프트 " in r.out
@@ -100,8 +100,8 @@ def test_prompts_list_and_run_as_a_normal_turn(chat, llm, everything_js, tmp_pat
     assert "필수 인자가 없습니다: city" in both and "프롬프트를 찾을 수 없습니다: everything:nope" in both
 
 
-def test_resources_list_and_mentions_attach_text_and_describe_nothing_secret(chat, llm, everything_js, tmp_path):
-    r = _run(chat, tmp_path, everything_js, ["/resources",
+def test_resources_list_and_mentions_attach_text_and_describe_nothing_secret(cli, llm, everything_js, tmp_path):
+    r = _run(cli, tmp_path, everything_js, ["/resources",
                                              "summarize @everything:demo://resource/dynamic/text/1 please",
                                              "and @everything:demo://resource/dynamic/text/nope too"])
     assert r.code == 0, r.err
@@ -115,8 +115,8 @@ def test_resources_list_and_mentions_attach_text_and_describe_nothing_secret(cha
     assert _last_user(turns[1]) == "and @everything:demo://resource/dynamic/text/nope too"
 
 
-def test_a_large_resource_is_cut_to_the_budget(chat, llm, everything_js, tmp_path):
-    r = _run(chat, tmp_path, everything_js, ["read @everything:demo://resource/static/document/architecture.md"],
+def test_a_large_resource_is_cut_to_the_budget(cli, llm, everything_js, tmp_path):
+    r = _run(cli, tmp_path, everything_js, ["read @everything:demo://resource/static/document/architecture.md"],
              "--max-input-tokens", "800")
     assert r.code == 0, r.err
     assert "[리소스] @everything:demo://resource/static/document/architecture.md 가 예산을 넘어" in r.out + r.err

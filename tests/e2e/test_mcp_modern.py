@@ -2,7 +2,8 @@
 MCPServer), over stdio and streamable HTTP: chosen automatically, its questions (a form, the model,
 the roots) come back as InputRequiredResults and get the same answers as a 2025 server's requests
 (--yes, or refused in a pipe), a list change told on subscriptions/listen reaches the next turn,
-/servers names the revision. Assertions are on what the model stub received and the server did."""
+/servers names the revision. Assertions are on what the model stub received and the server did.
+The command line in this process (tests/cli.py); the servers are real processes."""
 
 from __future__ import annotations
 
@@ -51,19 +52,19 @@ def _entry(transport: str, tmp: Path, http: ModernHTTP | None) -> tuple[dict, Pa
     return {"command": sys.executable, "args": [str(STUB), str(ran)], "alwaysAllow": ["*"]}, ran
 
 
-def _run(chat, tmp_path, servers: dict, lines: list[str], *extra: str):
+def _run(cli, tmp_path, servers: dict, lines: list[str], *extra: str):
     config = write_config(tmp_path, servers)
-    return chat("--new", "--mcp-config", config, "--context", "none", "--no-memory", *extra,
+    return cli("--new", "--mcp-config", config, "--context", "none", "--no-memory", *extra,
                 input="\n".join(lines) + "\n", timeout=90)
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
-def test_with_yes_its_questions_are_answered_by_the_same_rules(chat, llm, tmp_path, transport, request):
+def test_with_yes_its_questions_are_answered_by_the_same_rules(cli, llm, tmp_path, transport, request):
     http = request.getfixturevalue("modern_http") if transport == "http" else None
     entry, ran = _entry(transport, tmp_path, http)
     root = tmp_path / "shared-root"
     root.mkdir()
-    r = _run(chat, tmp_path, {"modern": entry},
+    r = _run(cli, tmp_path, {"modern": entry},
              [call_line("pick_color", {}), call_line("summarize", {"text": "a long text about tea"}),
               call_line("my_roots", {}), "/servers"], "--yes", "--root", str(root))
     assert r.code == 0, r.err
@@ -79,14 +80,14 @@ def test_with_yes_its_questions_are_answered_by_the_same_rules(chat, llm, tmp_pa
     assert "modern: 연결됨 · " + transport in r.out and "MCP 2026-07-28" in r.out  # /servers
     assert ran.read_text().splitlines() == ["picked blue", f"summary: {results['summarize'][0][9:]}",
                                             f"roots: {root.resolve().as_uri()}"]
-    exported = json.loads(chat.sub("export", thread_id_of(r.err), "--format", "json").out)
+    exported = json.loads(cli.sub("export", thread_id_of(r.err), "--format", "json").out)
     rows = [m["sampling"][0] for m in exported["messages"] if m.get("sampling")]
     assert [(x["server"], x["decision"]) for x in rows] == [("modern", "allow:yes")]
 
 
-def test_in_a_pipe_without_yes_its_questions_are_refused(chat, llm, tmp_path):
+def test_in_a_pipe_without_yes_its_questions_are_refused(cli, llm, tmp_path):
     entry, ran = _entry("stdio", tmp_path, None)
-    r = _run(chat, tmp_path, {"modern": entry},
+    r = _run(cli, tmp_path, {"modern": entry},
              [call_line("pick_color", {}), call_line("summarize", {"text": "never-sampled-61"}), call_line("my_roots", {})])
     assert r.code == 0, r.err
     results = tool_results(llm.chat_requests())
@@ -101,11 +102,11 @@ def test_in_a_pipe_without_yes_its_questions_are_refused(chat, llm, tmp_path):
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
-def test_a_tool_added_later_is_offered_on_the_next_turn(chat, llm, tmp_path, transport, request):
+def test_a_tool_added_later_is_offered_on_the_next_turn(cli, llm, tmp_path, transport, request):
     """Told on subscriptions/listen: the listing (fresh for an hour) is fetched again at once."""
     http = request.getfixturevalue("modern_http") if transport == "http" else None
     entry, ran = _entry(transport, tmp_path, http)
-    r = _run(chat, tmp_path, {"modern": entry}, [call_line("grow", {}), call_line("grown", {})])
+    r = _run(cli, tmp_path, {"modern": entry}, [call_line("grow", {}), call_line("grown", {})])
     assert r.code == 0, r.err
     offered = [{t["function"]["name"] for t in q.get("tools") or []} for q in llm.chat_requests()]
     assert "grown" not in offered[0] and "grown" in offered[-1]
@@ -113,19 +114,19 @@ def test_a_tool_added_later_is_offered_on_the_next_turn(chat, llm, tmp_path, tra
 
 
 @pytest.mark.parametrize("ttl, seen", [("0", True), ("3600000", False)])
-def test_without_a_stream_the_listing_is_kept_for_its_ttl(chat, llm, tmp_path, ttl, seen):
+def test_without_a_stream_the_listing_is_kept_for_its_ttl(cli, llm, tmp_path, ttl, seen):
     entry, ran = _entry("stdio", tmp_path, None)
     entry["args"] += ["--no-listen", "--ttl", ttl]
-    r = _run(chat, tmp_path, {"modern": entry}, [call_line("grow", {}), call_line("echo", {"text": "x"})])
+    r = _run(cli, tmp_path, {"modern": entry}, [call_line("grow", {}), call_line("echo", {"text": "x"})])
     assert r.code == 0, r.err
     offered = [{t["function"]["name"] for t in q.get("tools") or []} for q in llm.chat_requests()]
     assert ("grown" in offered[-1]) is seen  # ttl 0: listed again before the turn; an hour: the kept list
     assert ran.read_text().splitlines() == ["grew", "echo x"]
 
 
-def test_both_revisions_side_by_side(chat, llm, tmp_path, everything_js):
+def test_both_revisions_side_by_side(cli, llm, tmp_path, everything_js):
     modern, _ = _entry("stdio", tmp_path, None)
-    r = _run(chat, tmp_path, {"modern": modern, "everything": {"command": "node", "args": [everything_js, "stdio"]},
+    r = _run(cli, tmp_path, {"modern": modern, "everything": {"command": "node", "args": [everything_js, "stdio"]},
                               "old": {**modern, "protocol": "legacy"}}, ["/servers"])
     assert r.code == 0
     assert "MCP 2026-07-28" in r.out and "MCP 2025-11-25" in r.out

@@ -1,6 +1,7 @@
 """Several MCP servers at once: one dies, names collide, config entries are broken.
 
-Real client process, our search server (stdio) and server-everything (HTTP or
+The command line in this process (tests/cli.py), but for the server killed mid-session (a client
+process we talk to between turns); our search server (stdio) and server-everything (HTTP or
 stdio) side by side, the recording model stub; see test_mcp_everything.py.
 """
 
@@ -122,13 +123,13 @@ def test_one_server_killed_others_keep_working_then_it_comes_back(chat, llm, nav
     assert gone  # the dead server's call reached the model as a tool result
 
 
-def test_colliding_tool_names_are_prefixed_by_server(chat, llm, everything_js, everything_http, tmp_path):
+def test_colliding_tool_names_are_prefixed_by_server(cli, llm, everything_js, everything_http, tmp_path):
     config = write_config(tmp_path, {
         "local": {"command": "node", "args": [everything_js, "stdio"]},
         "remote": {"url": everything_http.url},
     })
     lines = [call_line("local_echo", {"message": "from-local"}), call_line("remote_get-sum", {"a": 2, "b": 3}), "/tools"]
-    r = chat("--new", "--mcp-config", config, "--context", "none", "--no-memory", input="\n".join(lines) + "\n")
+    r = cli("--new", "--mcp-config", config, "--context", "none", "--no-memory", input="\n".join(lines) + "\n")
     assert r.code == 0, r.err
     names = {t["function"]["name"] for t in llm.chat_requests()[0]["tools"]}
     assert {"local_echo", "remote_echo", "local_get-sum", "remote_get-sum"} <= names
@@ -139,25 +140,25 @@ def test_colliding_tool_names_are_prefixed_by_server(chat, llm, everything_js, e
     assert "  local_echo (echo): Echoes back the input string" in r.out
 
 
-def test_server_urls_repeatable_and_mcp_config_from_env(chat, llm, everything_http, tmp_path):
-    r = chat("--new", "--server-url", everything_http.url, "--no-memory", input=call_line("echo", {"message": "u"}) + "\n")
+def test_server_urls_repeatable_and_mcp_config_from_env(cli, llm, everything_http, tmp_path):
+    r = cli("--new", "--server-url", everything_http.url, "--no-memory", input=call_line("echo", {"message": "u"}) + "\n")
     assert r.code == 0, r.err
     assert tool_results(llm.chat_requests())["echo"] == ["Echo: u"]
     llm.clear()
     config = write_config(tmp_path, {"ev": {"url": everything_http.url}})
-    r = chat("--new", "--no-memory", input="/servers\n", env={"MCP_CONFIG": config})
+    r = cli("--new", "--no-memory", input="/servers\n", env={"MCP_CONFIG": config})
     assert r.code == 0, r.err
     assert "ev: 연결됨 · http " + everything_http.url in r.out
     assert "search:" not in r.out  # configured servers replace the bundled default
 
 
-def test_broken_entries_reported_by_name_others_still_serve(chat, llm, naver, tmp_path):
+def test_broken_entries_reported_by_name_others_still_serve(cli, llm, naver, tmp_path):
     config = write_config(tmp_path, {
         "nocmd": {"command": str(tmp_path / "no-such-server")},
         "deadurl": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
     })
     secret = "tok-never-printed-1234"
-    r = chat("--new", "--mcp-config", config, "--with-search", "--no-memory", input="서울 검색\n/servers\n",
+    r = cli("--new", "--mcp-config", config, "--with-search", "--no-memory", input="서울 검색\n/servers\n",
              env={"TOKEN": secret})
     assert r.code == 0, r.err
     err = [line for line in r.err.splitlines() if "연결하지 못했습니다" in line]  # one line per broken entry
@@ -170,7 +171,7 @@ def test_broken_entries_reported_by_name_others_still_serve(chat, llm, naver, tm
     assert "Traceback" not in r.err
 
 
-def test_invalid_config_files_exit_2_naming_the_entry(chat, llm, tmp_path):
+def test_invalid_config_files_exit_2_naming_the_entry(cli, llm, tmp_path):
     cases = {
         "invalid.json": ('{"mcpServers": {"a": {"command": "x",}}}', ["invalid.json", "1행"]),
         "badurl.json": (json.dumps({"mcpServers": {"ok": {"command": "x"}, "web": {"url": "localhost:3001/mcp"}}}),
@@ -182,13 +183,13 @@ def test_invalid_config_files_exit_2_naming_the_entry(chat, llm, tmp_path):
     for name, (text, words) in cases.items():
         path = tmp_path / name
         path.write_text(text, encoding="utf-8")
-        r = chat("--new", "--mcp-config", str(path), input="안녕\n")
+        r = cli("--new", "--mcp-config", str(path), input="안녕\n")
         assert r.code == 2, (name, r.out, r.err)
         lines = r.err.strip().splitlines()
         assert len(lines) == 1 and "Traceback" not in r.err, (name, r.err)
         for w in words:
             assert w in lines[0], (name, lines[0])
-    r = chat("--new", "--mcp-config", str(tmp_path / "missing.json"), input="안녕\n")
+    r = cli("--new", "--mcp-config", str(tmp_path / "missing.json"), input="안녕\n")
     assert r.code == 2 and "missing.json" in r.error_line()
     assert llm.requests == []  # nothing was sent anywhere
-    assert not Path(chat.db).exists()  # refused before the database was opened
+    assert not Path(cli.db).exists()  # refused before the database was opened

@@ -44,7 +44,7 @@ def _max_tokens(req: dict) -> int:
     return int(req.get("max_tokens") or req.get("max_completion_tokens") or 0)
 
 
-def test_after_model_every_request_names_the_new_model_and_fits_its_window(chat, llm, everything_js, tmp_path):
+def test_after_model_every_request_names_the_new_model_and_fits_its_window(cli, llm, everything_js, tmp_path):
     llm.models = [OLD, NEW]
     config = write_config(tmp_path, {"everything": {"command": "node", "args": [everything_js, "stdio"],
                                                     "alwaysAllow": ["*"]}})
@@ -59,7 +59,7 @@ def test_after_model_every_request_names_the_new_model_and_fits_its_window(chat,
         "/compact",
         "/memory",  # waits for the memory passes of the statements above: their extraction requests
     ]
-    r = chat("--new", "--yes", "--mcp-config", config, "--context", "summarize", "--summary-after", "2",
+    r = cli("--new", "--yes", "--mcp-config", config, "--context", "summarize", "--summary-after", "2",
              "--max-turns", "1", "--user", "switcher",
              "--memory-source", "both", input="\n".join(lines) + "\n", timeout=120)
     assert r.code == 0, r.err

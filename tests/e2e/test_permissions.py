@@ -2,7 +2,8 @@
 
 Pinned in scripts/everything/package-lock.json next to server-everything. The stub model asks
 for the calls; assertions are on the disk and on what the model endpoint received next.
-Piped runs have no terminal: a call that is not known safe is denied unless --yes.
+Piped runs have no terminal: a call that is not known safe is denied unless --yes. The command
+line in this process (tests/cli.py); the server is a real node process.
 """
 
 from __future__ import annotations
@@ -33,18 +34,18 @@ def files(tmp_path: Path) -> Path:
     return root
 
 
-def run(chat, config: str, lines: list[str], *args: str, env: dict | None = None):
-    r = chat("--new", "--mcp-config", config, "--context", "none", "--no-memory", *args,
-             input="\n".join(lines) + "\n", env={"XDG_CONFIG_HOME": str(chat.tmp / "cfg"), **(env or {})})
+def run(cli, config: str, lines: list[str], *args: str, env: dict | None = None):
+    r = cli("--new", "--mcp-config", config, "--context", "none", "--no-memory", *args,
+             input="\n".join(lines) + "\n", env={"XDG_CONFIG_HOME": str(cli.tmp / "cfg"), **(env or {})})
     assert r.code == 0, r.err
     assert "Traceback" not in r.out + r.err
     return r
 
 
-def exported(chat, r) -> dict:
+def exported(cli, r) -> dict:
     both = r.out + "\n" + r.err  # the session-id line may go to either stream
     tid = next(ln.split(":", 1)[1].strip() for ln in both.splitlines() if "세션 ID:" in ln)
-    r = chat.sub("export", tid, "--format", "json")
+    r = cli.sub("export", tid, "--format", "json")
     assert r.code == 0, r.err
     return json.loads(r.out)
 
@@ -57,14 +58,14 @@ def permissions_of(doc: dict) -> dict[str, list[str]]:
     return out
 
 
-def test_piped_without_yes_denies_writes_but_runs_read_only_and_always_allow(chat, llm, everything_js, files, tmp_path):
+def test_piped_without_yes_denies_writes_but_runs_read_only_and_always_allow(cli, llm, everything_js, files, tmp_path):
     config = write_config(tmp_path, {"fs": fs_entry(everything_js, files, alwaysAllow=["create_directory"])})
     target = files / "out.txt"
     lines = [call_line("write_file", {"path": str(target), "content": "written"}),
              call_line("read_text_file", {"path": str(files / "notes.txt")}),
              call_line("create_directory", {"path": str(files / "made")}),
              "/permissions"]
-    r = run(chat, config, lines)
+    r = run(cli, config, lines)
     assert not target.exists()  # denied: never reached the server
     assert (files / "made").is_dir()  # alwaysAllow: ran without a question
     results = tool_results(llm.chat_requests())
@@ -78,22 +79,22 @@ def test_piped_without_yes_denies_writes_but_runs_read_only_and_always_allow(cha
     assert "설정의 alwaysAllow [fs]: create_directory" in both
     assert "읽기 전용 도구(readOnlyHint) [fs]: " in both and "read_text_file" in both
     # the denial and the approvals are in the transcript and its exports
-    doc = exported(chat, r)
+    doc = exported(cli, r)
     assert permissions_of(doc) == {"write_file": ["deny:no_terminal"], "read_text_file": ["allow:read_only"],
                                    "create_directory": ["allow:always_allow"]}
-    md = chat.sub("export", doc["thread_id"]).out
+    md = cli.sub("export", doc["thread_id"]).out
     assert "**permission** `write_file`: 거부 (물어볼 터미널 없음)" in md
     assert "**permission** `create_directory`: 허용 (설정의 alwaysAllow)" in md
     assert "**permission** `read_text_file`: 허용 (읽기 전용 도구)" in md
 
 
-def test_the_models_denial_text_does_not_depend_on_the_ui_language(chat, llm, everything_js, files, tmp_path):
+def test_the_models_denial_text_does_not_depend_on_the_ui_language(cli, llm, everything_js, files, tmp_path):
     config = write_config(tmp_path, {"fs": fs_entry(everything_js, files)})
     line = call_line("write_file", {"path": str(files / "x.txt"), "content": "x"})
     texts = []
     for lang in ("ko", "en"):
         llm.clear()
-        r = run(chat, config, [line], "--lang", lang)
+        r = run(cli, config, [line], "--lang", lang)
         texts.append(tool_results(llm.chat_requests())["write_file"][0])
         if lang == "en":
             assert "Did not run fs/write_file: it needs approval and there is no terminal to ask" in r.out + r.err
@@ -102,19 +103,19 @@ def test_the_models_denial_text_does_not_depend_on_the_ui_language(chat, llm, ev
 
 
 @pytest.mark.parametrize("how", ["--yes", "MCP_CHAT_YES"])
-def test_yes_approves_everything(chat, llm, everything_js, files, tmp_path, how):
+def test_yes_approves_everything(cli, llm, everything_js, files, tmp_path, how):
     config = write_config(tmp_path, {"fs": fs_entry(everything_js, files)})
     target = files / "out.txt"
     args, env = (["--yes"], {}) if how == "--yes" else ([], {"MCP_CHAT_YES": "1"})
-    r = run(chat, config, [call_line("write_file", {"path": str(target), "content": "written-by-yes"})], *args, env=env)
+    r = run(cli, config, [call_line("write_file", {"path": str(target), "content": "written-by-yes"})], *args, env=env)
     assert target.read_text(encoding="utf-8") == "written-by-yes"
     result = tool_results(llm.chat_requests())["write_file"][0]
     assert DENIED not in result and "Successfully wrote" in result
-    assert permissions_of(exported(chat, r)) == {"write_file": ["allow:yes"]}
+    assert permissions_of(exported(cli, r)) == {"write_file": ["allow:yes"]}
 
 
-def test_bad_yes_variable_is_a_config_error(chat, llm):
-    r = chat("--new", input="안녕\n", env={"MCP_CHAT_YES": "maybe"})
+def test_bad_yes_variable_is_a_config_error(cli, llm):
+    r = cli("--new", input="안녕\n", env={"MCP_CHAT_YES": "maybe"})
     assert r.code == 2 and "MCP_CHAT_YES" in r.err and "Traceback" not in r.err
 
 
@@ -140,7 +141,7 @@ def tool_digest(entry: dict, tool: str) -> dict:
     return asyncio.run(listed())
 
 
-def test_saved_always_applies_without_a_terminal_unless_others_could_write_it(chat, llm, everything_js, files, tmp_path):
+def test_saved_always_applies_without_a_terminal_unless_others_could_write_it(cli, llm, everything_js, files, tmp_path):
     entry = fs_entry(everything_js, files)
     config = write_config(tmp_path, {"fs": entry})
     saved = tmp_path / "cfg" / "mcp-chat" / "permissions-alice.json"
@@ -151,18 +152,18 @@ def test_saved_always_applies_without_a_terminal_unless_others_could_write_it(ch
     os.chmod(saved, 0o666)  # others could have written it: not trusted
     target = files / "saved.txt"
     line = call_line("write_file", {"path": str(target), "content": "saved-approval"})
-    run(chat, config, [line], "--user", "alice")
+    run(cli, config, [line], "--user", "alice")
     assert not target.exists()
     os.chmod(saved, 0o600)
     llm.clear()
-    r = run(chat, config, [line, "/permissions"], "--user", "alice")
+    r = run(cli, config, [line, "/permissions"], "--user", "alice")
     assert target.read_text(encoding="utf-8") == "saved-approval"
     assert f"항상 허용 (저장됨, {saved}): fs/write_file" in r.out + r.err
-    assert permissions_of(exported(chat, r)) == {"write_file": ["allow:saved"]}
+    assert permissions_of(exported(cli, r)) == {"write_file": ["allow:saved"]}
     # another user's approvals are not this user's; /permissions reset forgets them
     llm.clear()
-    run(chat, config, [line.replace("saved.txt", "bob.txt")], "--user", "bob")
+    run(cli, config, [line.replace("saved.txt", "bob.txt")], "--user", "bob")
     assert not (files / "bob.txt").exists()
-    r = run(chat, config, ["/permissions reset"], "--user", "alice")
+    r = run(cli, config, ["/permissions reset"], "--user", "alice")
     assert "도구 허용을 초기화했습니다: 세션 0개, 저장된 1개." in r.out + r.err
     assert json.loads(saved.read_text())["allow"] == []

@@ -29,17 +29,17 @@ def notes(tmp_path: Path) -> tuple[Path, str]:
     return folder, write_config(tmp_path, {"notes": {"command": sys.executable, "args": [NOTES, str(folder)]}})
 
 
-def run(chat, config: str, lines: list[str], *args: str):
-    r = chat("--new", "--mcp-config", config, "--context", "none", "--no-memory", *args,
-             input="\n".join(lines) + "\n", env={"XDG_CONFIG_HOME": str(chat.tmp / "cfg")})
+def run(cli, config: str, lines: list[str], *args: str):
+    r = cli("--new", "--mcp-config", config, "--context", "none", "--no-memory", *args,
+             input="\n".join(lines) + "\n", env={"XDG_CONFIG_HOME": str(cli.tmp / "cfg")})
     assert r.code == 0, r.err
     assert "Traceback" not in r.out + r.err
     return r
 
 
-def test_piped_write_is_denied_read_only_runs(chat, llm, notes):
+def test_piped_write_is_denied_read_only_runs(cli, llm, notes):
     folder, config = notes
-    r = run(chat, config, [call_line("write_note", {"name": "new.txt", "text": "written"}),
+    r = run(cli, config, [call_line("write_note", {"name": "new.txt", "text": "written"}),
                            call_line("read_note", {"name": "kept.txt"})])
     assert not (folder / "new.txt").exists()  # denied: the call never reached the server
     results = tool_results(llm.chat_requests())
@@ -49,13 +49,13 @@ def test_piped_write_is_denied_read_only_runs(chat, llm, notes):
     lines = [ln for ln in (r.out + r.err).splitlines() if "물어볼 터미널이 없어" in ln]
     assert lines == ["notes/write_note 호출은 허용이 필요한데 물어볼 터미널이 없어 실행하지 않았습니다. 미리 허용하려면 "
                      "--yes(MCP_CHAT_YES=1) 또는 mcpServers 설정의 \"alwaysAllow\"를 쓰세요."]
-    assert permissions_of(exported(chat, r)) == {"write_note": ["deny:no_terminal"], "read_note": ["allow:read_only"]}
+    assert permissions_of(exported(cli, r)) == {"write_note": ["deny:no_terminal"], "read_note": ["allow:read_only"]}
 
 
-def test_piped_write_runs_with_yes(chat, llm, notes):
+def test_piped_write_runs_with_yes(cli, llm, notes):
     folder, config = notes
-    r = run(chat, config, [call_line("write_note", {"name": "new.txt", "text": "written-by-yes"})], "--yes")
+    r = run(cli, config, [call_line("write_note", {"name": "new.txt", "text": "written-by-yes"})], "--yes")
     assert (folder / "new.txt").read_text(encoding="utf-8") == "written-by-yes"
     [result] = tool_results(llm.chat_requests())["write_note"]
     assert result == "wrote 14 characters to new.txt"
-    assert permissions_of(exported(chat, r)) == {"write_note": ["allow:yes"]}
+    assert permissions_of(exported(cli, r)) == {"write_note": ["allow:yes"]}

@@ -93,6 +93,34 @@ async def test_transcript_turns_title_and_known_ids(db_url):
         await store.close()
 
 
+async def test_a_tool_turn_is_stored_and_loaded_in_order(db_url):
+    """What tests/e2e/test_chat.py proves through the CLI on SQLite, for each backend's adapter: a
+    turn with a tool pair comes back from the checkpointer and the transcript in order, the call
+    and its result still bound by id."""
+    from langchain_core.messages import ToolMessage
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    call = {"name": "web_search", "args": {"query": "서울 맛집"}, "id": "call_1", "type": "tool_call"}
+    turn = [HumanMessage("서울 맛집 검색해줘", id="u1"), AIMessage("", tool_calls=[call], id="a1"),
+            ToolMessage("검색 결과: 서울 맛집", tool_call_id="call_1", id="t1"), AIMessage("요약", id="a2")]
+    g = StateGraph(MessagesState)
+    g.add_node("turn", lambda s: {"messages": turn[1:]})
+    g.add_edge(START, "turn")
+    g.add_edge("turn", END)
+    store = await open_store(db_url)
+    try:
+        app = g.compile(checkpointer=store.checkpointer)
+        config = {"configurable": {"thread_id": "tools"}}
+        await app.ainvoke({"messages": [turn[0]]}, config)
+        assert await store.append("tools", turn) == 1
+        for loaded in ((await app.aget_state(config)).values["messages"], [m for _, m in await store.transcript("tools")]):
+            assert [(type(m).__name__, m.id) for m in loaded] == [(type(m).__name__, m.id) for m in turn]
+            assert loaded[1].tool_calls[0]["id"] == loaded[2].tool_call_id == "call_1"
+            assert loaded[1].tool_calls[0]["args"] == {"query": "서울 맛집"}
+    finally:
+        await store.close()
+
+
 async def _graph_turns(store, thread: str, n: int):  # -> the compiled graph
     from langgraph.graph import END, START, MessagesState, StateGraph
 
@@ -240,9 +268,9 @@ async def test_store_errors_never_carry_the_password():
 
 @pytest.mark.postgres_only
 @pytest.mark.parametrize("argv", [["--new"], ["--new", "--debug"], ["threads"], ["delete", "x", "--debug"]])
-def test_cli_never_prints_the_password(chat, argv):
+def test_cli_never_prints_the_password(cli, argv):  # the command line in this process (tests/cli.py)
     for url in _bad_urls()[:2]:
-        r = chat(*argv, "--db", url, input="안녕\n", db=False)
+        r = cli(*argv, "--db", url, input="안녕\n", db=False)
         assert r.code == 1, r.err
         assert WRONG not in r.out + r.err
         assert "***" in r.err and "Traceback" not in r.err
@@ -250,10 +278,12 @@ def test_cli_never_prints_the_password(chat, argv):
 
 
 @pytest.mark.postgres_only
-def test_init_db_and_chat_with_a_good_url_show_it_masked(chat, db_url):
-    p = subprocess.run([sys.executable, "init_db.py", "--db", db_url], cwd=ROOT, capture_output=True, text=True)
+def test_init_db_and_chat_with_a_good_url_show_it_masked(cli, db_url):
+    import init_db
+
+    p = cli.run(init_db.main, "--db", db_url)
     pw = url_passwords(db_url)[0]
-    assert p.returncode == 0 and pw not in p.stdout + p.stderr and "***" in p.stdout
-    r = chat("--new", "--debug", input="안녕\n")
+    assert p.code == 0 and pw not in p.out + p.err and "***" in p.out
+    r = cli("--new", "--debug", input="안녕\n")
     assert r.code == 0, r.err
     assert pw not in r.out + r.err

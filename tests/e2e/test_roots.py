@@ -18,7 +18,7 @@ from tests.e2e.test_permissions import fs_entry
 pytestmark = pytest.mark.sqlite_only
 
 
-def test_a_filesystem_server_keeps_to_its_own_directory(chat, llm, everything_js, tmp_path):
+def test_a_filesystem_server_keeps_to_its_own_directory(cli, llm, everything_js, tmp_path):
     proj = tmp_path  # the client's working folder
     notes = (proj / "notes").resolve()
     notes.mkdir()
@@ -29,7 +29,7 @@ def test_a_filesystem_server_keeps_to_its_own_directory(chat, llm, everything_js
              call_line("read_text_file", {"path": str(notes / "todo.txt")}),
              call_line("write_file", {"path": str(notes / "new.txt"), "content": "written-in-notes"}),
              call_line("list_allowed_directories", {})]
-    r = chat("--new", "--yes", "--mcp-config", config, "--context", "none", "--no-memory", "--root", str(proj),
+    r = cli("--new", "--yes", "--mcp-config", config, "--context", "none", "--no-memory", "--root", str(proj),
              input="\n".join(lines) + "\n")
     assert r.code == 0, r.err
     results = tool_results(llm.chat_requests())

@@ -12,9 +12,9 @@ pytestmark = pytest.mark.bundled_search  # the default server sees the keys (or 
 
 
 @pytest.mark.parametrize("unset", [("NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET"), ("NAVER_CLIENT_SECRET",)])
-def test_no_naver_keys_no_search_tools_and_one_notice(chat, llm, naver, unset):
+def test_no_naver_keys_no_search_tools_and_one_notice(cli, llm, naver, unset):
     env = {name: None for name in unset}
-    r = chat("--new", "--no-memory", input="서울 맛집 검색해줘\n/servers\n/tools\n둘째\n", env=env)
+    r = cli("--new", "--no-memory", input="서울 맛집 검색해줘\n/servers\n/tools\n둘째\n", env=env)
     assert r.code == 0, r.err
     out = r.out + r.err
     assert out.count(NOTICE) == 1
@@ -26,15 +26,15 @@ def test_no_naver_keys_no_search_tools_and_one_notice(chat, llm, naver, unset):
     assert naver.requests == []
 
 
-def test_no_naver_keys_in_english(chat, llm):
-    r = chat("--new", "--no-memory", "--lang", "en", input="hi\n",
+def test_no_naver_keys_in_english(cli, llm):
+    r = cli("--new", "--no-memory", "--lang", "en", input="hi\n",
              env={"NAVER_CLIENT_ID": None, "NAVER_CLIENT_SECRET": None})
     assert r.code == 0, r.err
     assert (r.out + r.err).count("NAVER_CLIENT_ID/NAVER_CLIENT_SECRET are not set") == 1
 
 
-def test_with_naver_keys_the_tools_are_offered(chat, llm):
-    r = chat("--new", "--no-memory", input="안녕\n")
+def test_with_naver_keys_the_tools_are_offered(cli, llm):
+    r = cli("--new", "--no-memory", input="안녕\n")
     assert r.code == 0, r.err
     assert NOTICE not in r.out + r.err
     assert {t["function"]["name"] for t in llm.requests[0]["tools"]} == {"web_search", "news_search", "blog_search"}

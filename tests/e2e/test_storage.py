@@ -1,4 +1,5 @@
-"""Storage: pruned checkpoints, concurrent processes, crashes, older databases."""
+"""Storage: pruned checkpoints, concurrent processes, crashes, older databases. The command line
+in this process (tests/cli.py), but two clients at once: two processes."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import time
 import pytest
 
 from tests.backends import count_rows, open_saver, query
-from tests.conftest import ROOT, roles, user_texts
+from tests.conftest import roles, user_texts
 
 pytestmark = pytest.mark.storage  # pruning, concurrency, crashes, upgrades: both backends
 
@@ -36,19 +37,19 @@ def seed_legacy_thread(db: str, thread_id: str, messages: list) -> None:
     asyncio.run(seed())
 
 
-def test_old_checkpoints_pruned_latest_intact(chat, llm):
-    chat("--thread", "p", input="하나\n둘\n서울 검색\n넷\n")
-    assert count(chat.db, "checkpoints", "p") == 1
-    assert count(chat.db, "messages", "p") >= 10
+def test_old_checkpoints_pruned_latest_intact(cli, llm):
+    cli("--thread", "p", input="하나\n둘\n서울 검색\n넷\n")
+    assert count(cli.db, "checkpoints", "p") == 1
+    assert count(cli.db, "messages", "p") >= 10
     llm.clear()
-    r = chat("--thread", "p", input="다섯\n")
+    r = cli("--thread", "p", input="다섯\n")
     assert r.code == 0, r.err
     assert user_texts(llm.chat_requests()[0]) == ["하나", "둘", "서울 검색", "넷", "다섯"]
-    assert count(chat.db, "checkpoints", "p") == 1
+    assert count(cli.db, "checkpoints", "p") == 1
 
 
 @pytest.mark.timeout(300)  # two clients, 24 turns
-def test_two_processes_on_one_file_different_threads(chat, llm):
+def test_two_processes_on_one_file_different_threads(chat, llm):  # processes: two clients on one file
     sent = {tid: [f"{tid} 메시지 {i}" for i in range(12)] for tid in ("left", "right")}
     procs = []
     for tid in ("left", "right"):
@@ -76,40 +77,42 @@ def test_two_processes_on_one_file_different_threads(chat, llm):
         assert other not in export
 
 
-def test_repairs_dangling_tool_call_from_an_older_client(chat, llm):
+def test_repairs_dangling_tool_call_from_an_older_client(cli, llm):
     """A thread whose stored state ends in a tool call without a result."""
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
     call = AIMessage(content="", tool_calls=[{"name": "web_search", "args": {"query": "q"}, "id": "call_1"}])
-    seed_legacy_thread(chat.db, "legacy", [SystemMessage("시스템"), HumanMessage("옛 질문"), call,
+    seed_legacy_thread(cli.db, "legacy", [SystemMessage("시스템"), HumanMessage("옛 질문"), call,
                                            HumanMessage("그다음 질문"), AIMessage("답")])
-    r = chat("--thread", "legacy", input="새 질문\n")
+    r = cli("--thread", "legacy", input="새 질문\n")
     assert r.code == 0, r.err
     msgs = llm.chat_requests()[0]["messages"]
     assert [m["role"] for m in msgs] == ["system", "user", "assistant", "tool", "user", "assistant", "user"]
     assert msgs[3]["tool_call_id"] == "call_1"  # right after the call, not at the end
     assert "중단" in msgs[3]["content"]
-    doc = chat.sub("export", "legacy").out
+    doc = cli.sub("export", "legacy").out
     assert "옛 질문" in doc and "새 질문" in doc  # older history brought into the transcript
 
 
-def test_upgrade_a_cookbook_database_keeps_its_data(chat, llm):
+def test_upgrade_a_cookbook_database_keeps_its_data(cli, llm):
     """A database written by the cookbook's client (checkpoints only) is upgraded in place."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    seed_legacy_thread(chat.db, "cookbook", [SystemMessage("시스템"), HumanMessage("쿡북 질문")])
-    before = count(chat.db, "checkpoints", "cookbook")
+    seed_legacy_thread(cli.db, "cookbook", [SystemMessage("시스템"), HumanMessage("쿡북 질문")])
+    before = count(cli.db, "checkpoints", "cookbook")
+    import init_db
+
     for _ in range(2):
-        p = subprocess.run([sys.executable, "init_db.py", "--db", chat.db], cwd=ROOT, capture_output=True, text=True)
-        assert p.returncode == 0, p.stderr
-    assert count(chat.db, "checkpoints", "cookbook") == before
-    assert query(chat.db, "SELECT max(version) FROM schema_migrations")[0][0] >= 1
-    r = chat("--thread", "cookbook", input="이어서\n")
+        p = cli.run(init_db.main, "--db", cli.db)
+        assert p.code == 0, p.err
+    assert count(cli.db, "checkpoints", "cookbook") == before
+    assert query(cli.db, "SELECT max(version) FROM schema_migrations")[0][0] >= 1
+    r = cli("--thread", "cookbook", input="이어서\n")
     assert r.code == 0, r.err
     assert user_texts(llm.chat_requests()[0]) == ["쿡북 질문", "이어서"]
 
 
 @pytest.mark.sqlite_only
-def test_database_file_is_owner_only(chat):
-    chat("--new", input="안녕\n")
-    assert os.stat(chat.db).st_mode & 0o777 == 0o600
+def test_database_file_is_owner_only(cli):
+    cli("--new", input="안녕\n")
+    assert os.stat(cli.db).st_mode & 0o777 == 0o600

@@ -81,8 +81,8 @@ def pairs_sent(llm: LLMStub) -> list[str]:
     return out
 
 
-def run(chat, llm, msgs: list[str], *extra: str):
-    r = chat("--thread", "robust", *ARGS, *extra, input="".join(m + "\n" for m in msgs))
+def run(cli, llm, msgs: list[str], *extra: str):
+    r = cli("--thread", "robust", *ARGS, *extra, input="".join(m + "\n" for m in msgs))
     assert r.code == 0, r.err
     return r
 
@@ -116,12 +116,12 @@ def assert_no_loss(llm: LLMStub, facts: dict[str, str], rolls: int = 2) -> list[
 
 @pytest.mark.sqlite_only
 @pytest.mark.parametrize("behaviour", [echo, repeat], ids=["echo", "repeat"])
-def test_degenerate_summaries_are_never_stored(chat, llm, behaviour):
+def test_degenerate_summaries_are_never_stored(cli, llm, behaviour):
     """Asked again once, refused again: no pair at all (never an empty or notes-only fallback),
     the turns stay verbatim and the user is told in one line."""
     llm.summarize = behaviour
     msgs = conversation(KO_FACTS, KO_FILLERS)
-    r = run(chat, llm, msgs)
+    r = run(cli, llm, msgs)
     assert len(llm.summary_requests()) >= 2
     assert pairs_sent(llm) == []
     last = llm.chat_requests()[-1]["messages"]
@@ -130,9 +130,9 @@ def test_degenerate_summaries_are_never_stored(chat, llm, behaviour):
 
 
 @pytest.mark.sqlite_only
-def test_a_forgetful_summarizer_loses_no_fact_over_two_rolls(chat, llm):
+def test_a_forgetful_summarizer_loses_no_fact_over_two_rolls(cli, llm):
     llm.summarize = forgetful
-    run(chat, llm, conversation(KO_FACTS, KO_FILLERS))
+    run(cli, llm, conversation(KO_FACTS, KO_FILLERS))
     pairs = assert_no_loss(llm, KO_FACTS)
     assert "목요일" in pairs[-1] and pairs[-1].index("화요일") < pairs[-1].rindex("목요일")  # the correction, in order
     # fillers (questions) are not kept verbatim: the summary stays short
@@ -140,9 +140,9 @@ def test_a_forgetful_summarizer_loses_no_fact_over_two_rolls(chat, llm):
 
 
 @pytest.mark.sqlite_only
-def test_english_conversation_is_summarized_in_english(chat, llm):
+def test_english_conversation_is_summarized_in_english(cli, llm):
     llm.summarize = forgetful
-    run(chat, llm, conversation(EN_FACTS, EN_FILLERS), "--lang", "en")
+    run(cli, llm, conversation(EN_FACTS, EN_FILLERS), "--lang", "en")
     sreqs = [r for r in llm.requests if is_summary_request(r)]
     assert sreqs and all("English" in r["messages"][0]["content"] for r in sreqs)
     assert all("[Conversation]" in r["messages"][-1]["content"] for r in sreqs)
@@ -153,9 +153,9 @@ def test_english_conversation_is_summarized_in_english(chat, llm):
 
 
 @pytest.mark.sqlite_only
-def test_a_well_behaved_summary_is_kept_and_extended(chat, llm):
+def test_a_well_behaved_summary_is_kept_and_extended(cli, llm):
     llm.summarize = lambda body: "- 사용자 고양이: 모찌; 사는 곳: 부산 해운대; 생일 3월 14일; 치과 화요일 → 목요일"
-    run(chat, llm, conversation(KO_FACTS, KO_FILLERS))
+    run(cli, llm, conversation(KO_FACTS, KO_FILLERS))
     pairs = pairs_sent(llm)
     assert len(pairs) >= 2
     assert pairs[0].startswith("- 사용자 고양이: 모찌")
@@ -164,10 +164,10 @@ def test_a_well_behaved_summary_is_kept_and_extended(chat, llm):
 
 
 @pytest.mark.sqlite_only
-def test_a_looping_answer_is_cut_before_it_is_stored(chat, llm):
+def test_a_looping_answer_is_cut_before_it_is_stored(cli, llm):
     loop = "저는 도움이 되는 어시스턴트입니다. " * 40
     llm.push({"text": "첫 답입니다. " + loop})
-    r = chat("--thread", "loop", "--no-memory", input="안녕\n다음 질문\n")
+    r = cli("--thread", "loop", "--no-memory", input="안녕\n다음 질문\n")
     assert r.code == 0, r.err
     second = llm.chat_requests()[1]
     stored = [m["content"] for m in second["messages"] if m["role"] == "assistant"][0]

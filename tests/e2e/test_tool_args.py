@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ChatRunner
+from tests.conftest import CliRunner
 
 pytestmark = pytest.mark.sqlite_only  # tool-call handling does not depend on the storage backend
 SERVER = Path(__file__).resolve().parents[1] / "stubs" / "danger_server.py"
@@ -39,7 +39,7 @@ def test_malformed_arguments_never_run(tmp_path, llm, naver):
     for raw in MALFORMED:
         llm.push({"tool_calls": [("wipe", raw)]}, {"text": "retry later"})
     turns = ["first", *(f"bad {i}" for i in range(len(MALFORMED))), "last", "/permissions"]
-    r = ChatRunner(tmp_path, llm, naver)("--new", "--yes", "--no-memory", "--context", "none",
+    r = CliRunner(tmp_path, llm, naver)("--new", "--yes", "--no-memory", "--context", "none",
                                           "--mcp-config", str(config), input="\n".join(turns) + "\n")
     assert r.code == 0, r.err
     assert log.read_text().splitlines() == ["wipe kept"]  # only the well-formed call ran

@@ -7,7 +7,9 @@ this user whose checkpoint names `os.system`. The user's own settings (key, endp
 server with a destructive tool) live in the per-user config, as after a normal set-up.
 Piped (no terminal to ask): none of it is used, one line says how to trust, nothing runs,
 nothing reaches the folder's endpoint, the planted database is left byte for byte.
-The question at a terminal: tests/tty/test_trust_tty.py.
+The question at a terminal: tests/tty/test_trust_tty.py. The command line in this process
+(tests/cli.py): the .env files go into the run's own environment, which the MCP servers it starts
+inherit (the folder's LD_PRELOAD would reach them as it would a process's children).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, TEST_KEY, ChatRunner
+from tests.conftest import ROOT, TEST_KEY, CliRunner
 from tests.faults.test_tampered_checkpoint import tamper
 from tests.stubs.recorder import Recorder
 
@@ -97,9 +99,9 @@ def hostile(tmp_path: Path, llm, naver, recorder: Recorder, user: str = "victim"
     return Setup(home, proj, [ran_config, ran_preload, ran_db], wiped, db)
 
 
-def user_runner(proj: Path, home: Path, llm, naver) -> ChatRunner:
+def user_runner(proj: Path, home: Path, llm, naver) -> CliRunner:
     """`mcp-chat` as the user runs it: in the folder, settings from the per-user config only."""
-    runner = ChatRunner(proj, llm, naver)
+    runner = CliRunner(proj, llm, naver)
     runner.env = {"PATH": runner.env["PATH"], "HOME": str(home), "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
     return runner
 

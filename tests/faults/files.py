@@ -10,7 +10,6 @@ import json
 import os
 import pwd
 import random
-import shutil
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -88,19 +87,16 @@ def marker_server(folder: Path) -> tuple[Path, Path]:
     return config, marker
 
 
-def unprivileged(tmp_path: Path) -> tuple[list[str], Path, int]:
-    """(argv prefix, a home folder, the uid) for running the client without write rights.
-
-    Root ignores file and folder permissions, so as root the client runs as `nobody` (setpriv)
-    with a home of its own; the venv and the repository are world-readable."""
+def unprivileged_ids(tmp_path: Path) -> tuple[tuple[int, int] | None, Path]:
+    """((uid, gid) or None, a home folder) for a run without write rights, in this process
+    (tests/cli.py `as_user`): root ignores file and folder permissions, so as root the run gets
+    `nobody`'s ids and a home of its own; as anyone else it runs as that user (None)."""
     if os.geteuid() != 0:
-        return [], tmp_path, os.geteuid()
-    setpriv = shutil.which("setpriv")
-    assert setpriv, "setpriv (util-linux) is needed to run the client as an unprivileged user"
+        return None, tmp_path
     nobody = pwd.getpwnam("nobody")
     home = Path(tempfile.mkdtemp(prefix="mcp-chat-nobody-"))
     os.chown(home, nobody.pw_uid, nobody.pw_gid)
-    return [setpriv, f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups"], home, nobody.pw_uid
+    return (nobody.pw_uid, nobody.pw_gid), home
 
 
 def one_line(err: str) -> str:

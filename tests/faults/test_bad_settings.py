@@ -2,6 +2,7 @@
 anything starts (no model request, no MCP server, no database file), for the chat and for
 `threads` and `export`. Before: a negative timeout made every request time out and retry, an
 unknown language silently fell back to Korean, a .env that is not UTF-8 was a 33-line traceback.
+In this process (tests/cli.py): the command line, the .env files and the settings are the product's.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ BAD = {  # environment variable (or option) -> value
 
 
 @pytest.mark.parametrize("name", BAD, ids=str)
-def test_a_bad_setting_is_one_line_before_anything_starts(chat, llm, tmp_path, name):
+def test_a_bad_setting_is_one_line_before_anything_starts(cli, llm, tmp_path, name):
     config, marker = marker_server(tmp_path)
     db = tmp_path / "never.db"
     args = ["--new", "--mcp-config", str(config), "--db", str(db)]
@@ -46,7 +47,7 @@ def test_a_bad_setting_is_one_line_before_anything_starts(chat, llm, tmp_path, n
         args += [name, BAD[name]]
     else:
         env[name] = BAD[name]
-    r = chat(*args, input="안녕\n", env=env, db=False)
+    r = cli(*args, input="안녕\n", env=env, db=False)
     assert r.code == 2, r.err
     line = r.error_line()
     assert line.startswith("잘못된 옵션") and name in line, line
@@ -55,8 +56,8 @@ def test_a_bad_setting_is_one_line_before_anything_starts(chat, llm, tmp_path, n
 
 
 @pytest.mark.parametrize("command", [["threads"], ["export", "x"]], ids=str)
-def test_an_unknown_language_is_refused_by_every_command(chat, llm, command):
-    r = chat(*command, env={"MCP_CHAT_LANG": "fr"})
+def test_an_unknown_language_is_refused_by_every_command(cli, llm, command):
+    r = cli(*command, env={"MCP_CHAT_LANG": "fr"})
     assert r.code == 2, r.err
     assert "MCP_CHAT_LANG" in r.error_line()
 
@@ -76,7 +77,7 @@ def _trust(home: Path, folder: Path, data: bytes) -> None:
 
 @pytest.mark.parametrize("where", ["user", "folder-trusted", "folder-untrusted"])
 @pytest.mark.parametrize("command", [["--new"], ["threads"], ["export", "x"]], ids=str)
-def test_a_dotenv_that_is_not_utf8_is_one_line_naming_it(chat, llm, tmp_path, where, command):
+def test_a_dotenv_that_is_not_utf8_is_one_line_naming_it(cli, llm, tmp_path, where, command):
     home = tmp_path / "home"
     work = tmp_path / "work"
     work.mkdir(parents=True)
@@ -89,13 +90,10 @@ def test_a_dotenv_that_is_not_utf8_is_one_line_naming_it(chat, llm, tmp_path, wh
     if where == "folder-trusted":
         _trust(home, work, NOT_UTF8)
     config, marker = marker_server(tmp_path)
-    argv, env = chat.command(*command, *(["--mcp-config", str(config)] if command == ["--new"] else []),
-                             env={"HOME": str(home)})
-    import subprocess
-
-    p = subprocess.run(argv, input="안녕\n".encode(), capture_output=True, cwd=work, env=env, timeout=120)
-    err = p.stderr.decode(errors="replace")
-    assert p.returncode == 2, err
+    p = cli(*command, *(["--mcp-config", str(config)] if command == ["--new"] else []), input="안녕\n",
+            env={"HOME": str(home)}, cwd=work)
+    err = p.err
+    assert p.code == 2, err
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1 and "Traceback" not in err, err
     assert str(env_file) in lines[0] and "UTF-8" in lines[0], lines[0]

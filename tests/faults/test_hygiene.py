@@ -46,8 +46,8 @@ def echo_server() -> Iterator[str]:
         srv.server_close()
 
 
-def test_a_url_credential_never_shows_in_the_failure_line_or_servers(chat, echo_server):
-    r = chat("--new", "--no-memory", "--debug", "--server-url", echo_server, input="/servers\n")
+def test_a_url_credential_never_shows_in_the_failure_line_or_servers(cli, echo_server):
+    r = cli("--new", "--no-memory", "--debug", "--server-url", echo_server, input="/servers\n")
     assert r.code == 0, r.err
     both = r.out + r.err
     assert URL_SECRET not in both and "\x1b" not in both
@@ -56,14 +56,14 @@ def test_a_url_credential_never_shows_in_the_failure_line_or_servers(chat, echo_
     assert "api_key=***&x=1 · 도구 0개" in r.out  # /servers
 
 
-def test_escapes_in_an_answer_are_cleaned_live_and_kept_written_out_in_exports(chat, llm):
+def test_escapes_in_an_answer_are_cleaned_live_and_kept_written_out_in_exports(cli, llm):
     llm.push({"text": f"```python\nprint(1)\n```\n{EVIL}\n<!-- never closed\n"})
-    r = chat("--thread", "esc-1", "--no-memory", input="안녕\n")
+    r = cli("--thread", "esc-1", "--no-memory", input="안녕\n")
     assert r.code == 0, r.err
     assert "\x1b" not in r.out + r.err and "\u202e" not in r.out and "\u200b" not in r.out
     assert "제목 클립 화면  evil 끝" in r.out  # the words stay, nothing that acts or hides
 
-    md = chat.sub("export", "esc-1")  # a pipe: the text is kept, its controls written out
+    md = cli.sub("export", "esc-1")  # a pipe: the text is kept, its controls written out
     assert md.code == 0, md.err
     assert "\x1b" not in md.out and "\x07" not in md.out
     assert "\\x1b]0;PWNED\\x07제목 \\x1b]52;c;SGVsbG8=\\x07클립" in md.out
@@ -76,7 +76,7 @@ def test_escapes_in_an_answer_are_cleaned_live_and_kept_written_out_in_exports(c
     assert "**assistant**: ```" not in md.out and "\n```python\nprint(1)\n```\n" in md.out
     assert "\\<!-- never closed" in md.out  # an HTML comment that never ends would swallow the rest
 
-    js = chat.sub("export", "esc-1", "--format", "json")  # JSON is JSON: the same text, no raw control byte
+    js = cli.sub("export", "esc-1", "--format", "json")  # JSON is JSON: the same text, no raw control byte
     assert js.code == 0, js.err
     assert "\x1b" not in js.out and "\u202e" not in js.out and "\u200b" not in js.out
     assert "\\u202e" in js.out and "\\u001b]0;PWNED" in js.out
@@ -84,20 +84,20 @@ def test_escapes_in_an_answer_are_cleaned_live_and_kept_written_out_in_exports(c
     assert EVIL in answer
 
 
-def test_export_and_delete_take_a_unique_id_prefix(chat):
+def test_export_and_delete_take_a_unique_id_prefix(cli):
     for tid in ("proj-alpha-1", "proj-alpha-2", "other-9"):
-        assert chat("--thread", tid, "--no-memory", input="안녕\n").code == 0
-    r = chat.sub("export", "proj-al")
+        assert cli("--thread", tid, "--no-memory", input="안녕\n").code == 0
+    r = cli.sub("export", "proj-al")
     assert r.code == 2 and r.out == ""
     line = r.error_line()
     assert "proj-al" in line and "proj-alpha-1" in line and "proj-alpha-2" in line
-    r = chat.sub("export", "oth", "--format", "json")
+    r = cli.sub("export", "oth", "--format", "json")
     assert r.code == 0 and json.loads(r.out)["thread_id"] == "other-9"
-    r = chat.sub("delete", "proj-alpha-")
+    r = cli.sub("delete", "proj-alpha-")
     assert r.code == 2 and "proj-alpha-1" in r.error_line()
-    r = chat.sub("delete", "proj-alpha-2")
+    r = cli.sub("delete", "proj-alpha-2")
     assert r.code == 0 and "proj-alpha-2" in r.out
-    r = chat.sub("delete", "proj-a")  # unique now
+    r = cli.sub("delete", "proj-a")  # unique now
     assert r.code == 0 and "proj-alpha-1" in r.out
-    assert chat.sub("export", "zzz").code == 1
-    assert [ln.split("\t")[0] for ln in chat.sub("threads").out.splitlines()] == ["other-9"]
+    assert cli.sub("export", "zzz").code == 1
+    assert [ln.split("\t")[0] for ln in cli.sub("threads").out.splitlines()] == ["other-9"]

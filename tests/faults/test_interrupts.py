@@ -1,4 +1,7 @@
-"""Ctrl-C (SIGINT) and SIGKILL: a turn is cancelled alone; nothing half-done is stored."""
+"""Ctrl-C (SIGINT) and SIGKILL: a turn is cancelled alone; nothing half-done is stored.
+
+Processes by nature (signals), on SQLite: a turn is written whole at its end by the store, whose
+PostgreSQL adapter (transactions, a lock that dies with its holder) test_postgres_store.py proves."""
 
 from __future__ import annotations
 
@@ -16,7 +19,6 @@ pytestmark = pytest.mark.cold  # signals to a cold-started process (tests/launch
 SLOW = "[slow:20] " + "가" * 200 + " "
 
 
-@pytest.mark.storage  # what is stored after a cancel or crash
 def test_ctrl_c_while_streaming_cancels_that_turn_only(chat, llm, live):
     lv = live("--thread", "intr", "--context", "none")
     lv.send("첫 질문")
@@ -62,7 +64,6 @@ def test_ctrl_c_at_the_prompt_exits_cleanly(chat, llm, live):
     assert "대화를 종료합니다" in err  # the goodbye is a status line: stderr in a pipe
 
 
-@pytest.mark.storage  # what is stored after a cancel or crash
 def test_sigkill_mid_answer_resumes_from_last_completed_turn(chat, llm, live):
     lv = live("--thread", "crash", "--context", "none")
     lv.send("첫 질문")
@@ -78,7 +79,6 @@ def test_sigkill_mid_answer_resumes_from_last_completed_turn(chat, llm, live):
     assert roles(req) == ["system", "user", "assistant", "user"]
 
 
-@pytest.mark.storage  # what is stored after a cancel or crash
 def test_sigkill_during_slow_tool_call(chat, llm, naver, live):
     naver.set_mode("slow", delay=20)
     lv = live("--thread", "toolcrash")

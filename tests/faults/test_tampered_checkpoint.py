@@ -31,14 +31,14 @@ def tamper(db: str, thread: str, marker: Path) -> None:
               (ormsgpack.packb(doc, option=ormsgpack.OPT_NON_STR_KEYS), cid))
 
 
-def test_a_tampered_checkpoint_runs_nothing(chat, llm, tmp_path):
-    r = chat("--thread", "t1", "--no-memory", input="안녕\n")
+def test_a_tampered_checkpoint_runs_nothing(cli, llm, tmp_path):
+    r = cli("--thread", "t1", "--no-memory", input="안녕\n")
     assert r.code == 0, r.err
     marker = tmp_path / "ran"
-    tamper(chat.db, "t1", marker)
+    tamper(cli.db, "t1", marker)
     asked = len(llm.chat_requests())
     for args, words in ((["-c"], "변조"), (["-p", "question", "--thread", "t1", "--lang", "en"], "altered")):
-        r = chat(*args, "--no-memory", input="다음 질문\n")
+        r = cli(*args, "--no-memory", input="다음 질문\n")
         assert r.code == 1, (args, r.err)
         assert len(r.err.strip().splitlines()) == 1, (args, r.err)  # one line
         assert words in r.err and "os.system" in r.err and "Traceback" not in r.err, r.err

@@ -64,16 +64,29 @@ def _running(transport: str, env: dict[str, str], work_dir: Path, name: str) -> 
             stop_process(proc)
 
 
-@pytest.fixture(scope="session", params=["stdio", "http", "http-stateless"])
-def server(request: pytest.FixtureRequest, naver_stub: NaverStub, work_dir: Path) -> Iterator[RunningServer]:
+@pytest.fixture(scope="session")
+def _servers(naver_stub: NaverStub, work_dir: Path) -> Iterator:
+    """get(name, transport, env): the session's server of that name and transport, started on
+    first use and kept to the end. A parametrized session fixture would be torn down and started
+    again (4 s each) every time a worker's next test has the other transport."""
+    with contextlib.ExitStack() as stack:
+        started: dict[tuple[str, str], RunningServer] = {}
+
+        def get(name: str, transport: str, env: dict[str, str]) -> RunningServer:
+            if (name, transport) not in started:
+                started[name, transport] = stack.enter_context(_running(transport, env, work_dir, name))
+            return started[name, transport]
+
+        yield get
+
+
+@pytest.fixture(params=["stdio", "http", "http-stateless"])
+def server(request: pytest.FixtureRequest, naver_stub: NaverStub, _servers) -> RunningServer:
     """One real server process per transport, with one MCP session shared by the tests."""
-    with _running(request.param, server_env(naver_stub), work_dir, "server") as running:
-        yield running
+    return _servers("server", request.param, server_env(naver_stub))
 
 
-@pytest.fixture(scope="module", params=["stdio", "http", "http-stateless"])
-def short_timeout_server(request: pytest.FixtureRequest, naver_stub: NaverStub, work_dir: Path) -> Iterator[RunningServer]:
+@pytest.fixture(params=["stdio", "http", "http-stateless"])
+def short_timeout_server(request: pytest.FixtureRequest, naver_stub: NaverStub, _servers) -> RunningServer:
     """A server whose Naver timeout is short, for the timeout test alone."""
-    env = server_env(naver_stub, NAVER_TIMEOUT=str(SHORT_NAVER_TIMEOUT))
-    with _running(request.param, env, work_dir, "short-timeout") as running:
-        yield running
+    return _servers("short-timeout", request.param, server_env(naver_stub, NAVER_TIMEOUT=str(SHORT_NAVER_TIMEOUT)))

@@ -150,7 +150,7 @@ class LLMStub:
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.base_url = f"http://{host}:{self.port}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     # -- lifecycle ---------------------------------------------------------
     def start(self) -> "LLMStub":

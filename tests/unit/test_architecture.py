@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 import sys
 from pathlib import Path
 
@@ -315,8 +316,19 @@ def test_the_terminal_and_assignment_checks_can_fail() -> None:
         assert [n for n, _ in engine_assignments(source)] == [line], source
     fine = ("class R:\n    def __init__(self):\n        self.reader = None\n        self.capture = Capture()\n"
             "    def go(self):\n        self.capture.error = 'x'\n        self._optionals.title = 't'\n"
-            "args = parse()\nargs.lang = 'ko'\nrepl = Repl()\nrepl.tools_ready = None\n")
+            "args = parse()\nargs.lang = 'ko'\n")
     assert engine_assignments(fine) == []
+
+
+LATE_WIRING = re.compile(r"^\s*repl\.\w+\s*=", re.M)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if _layer(n) == "ui"))
+def test_the_repl_gets_its_collaborators_when_it_is_built(name: str) -> None:
+    """No `repl.x = ...` after `Repl(...)`: what the loop calls is given to its constructor."""
+    source = MODULES[name].read_text(encoding="utf-8")
+    assert not LATE_WIRING.search(source), f"{name} wires the Repl after building it"
+    assert LATE_WIRING.search("repl = Repl(s)\nrepl.tools_changed = f\n")
 
 
 def test_settings_cannot_be_assigned_after_resolution() -> None:

@@ -26,6 +26,32 @@ async def test_tokens_are_private_per_user_and_outside_the_working_folder(tmp_pa
     assert not list(tmp_path.glob("*.json"))  # nothing in the working folder
 
 
+async def test_tokens_follow_the_private_file_rule(tmp_path, monkeypatch):
+    """plumbing/private.py's one rule: written 0600 whatever the umask, read only as a private
+    regular file of this user, never through a symlink; anything else counts as no tokens."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    store = FileTokenStorage("kim", "https://mcp.example/mcp", "http://127.0.0.1:5000/callback", None)
+    old = os.umask(0)
+    try:
+        await store.set_tokens(OAuthToken(access_token="at-1", refresh_token="rt-1", expires_in=60))
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(store.path).st_mode) == 0o600 and list(store.path.parent.iterdir()) == [store.path]
+    assert (await store.get_tokens()).access_token == "at-1"
+    store.path.chmod(0o640)  # readable by the group: another user may have read (or written) it
+    assert await store.get_tokens() is None
+    store.path.chmod(0o600)
+    planted = tmp_path / "planted.json"
+    planted.write_bytes(store.path.read_bytes())
+    planted.chmod(0o600)
+    store.path.unlink()
+    store.path.symlink_to(planted)  # never read through a symlink
+    assert await store.get_tokens() is None
+    await store.set_tokens(OAuthToken(access_token="at-2", expires_in=60))  # replaces the link, not its target
+    assert not store.path.is_symlink() and (await store.get_tokens()).access_token == "at-2"
+    assert "at-1" in planted.read_text()
+
+
 async def test_a_client_registered_for_another_port_registers_again(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     old = FileTokenStorage("u", "https://s/mcp", "http://127.0.0.1:1111/callback", None)

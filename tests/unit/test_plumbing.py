@@ -100,9 +100,14 @@ def test_locks_and_leases_across_processes(tmp_path: Path) -> None:
 
 
 def test_liveness_from_proc() -> None:
-    p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    command = [sys.executable, "-c", "import time; time.sleep(30)"]
+    p = subprocess.Popen(command)
     try:
-        assert proc.alive(p.pid) and proc.runs(p.pid, [sys.executable, "-c", "import time; time.sleep(30)"])
+        assert proc.alive(p.pid)
+        deadline = time.monotonic() + 30  # until the child has exec'd: before, /proc shows the parent's command line
+        while not proc.runs(p.pid, command) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert proc.runs(p.pid, command)
         assert not proc.runs(p.pid, ["x", "-c", "other"])
     finally:
         p.kill()

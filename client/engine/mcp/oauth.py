@@ -27,6 +27,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAu
 
 from client.core.paths import data_dir, safe_name
 from client.core.secrets import remember
+from plumbing import private
 
 FLOW_TIMEOUT = 300.0  # seconds the user has to log in
 PAGE = b"<html><body><p>mcp-chat: login complete. You can close this window.</p></body></html>"
@@ -67,19 +68,13 @@ class FileTokenStorage:
         self.preset = preset
 
     def _load(self) -> dict[str, Any]:
-        try:
-            return json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
+        """The file as plumbing/private.py reads state: a private regular file of this user, never
+        through a symlink (a planted or readable token file counts as none)."""
+        doc = private.read_json(self.path)
+        return doc if isinstance(doc, dict) else {}
 
     def _save(self, data: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.chmod(self.path.parent, 0o700)
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({**data, "server_url": self.server_url}, f)
-        os.replace(tmp, self.path)
+        private.write_json(self.path, {**data, "server_url": self.server_url})  # 0600, atomic, folder 0700
 
     async def get_tokens(self) -> OAuthToken | None:
         raw = self._load().get("tokens")
