@@ -142,6 +142,10 @@ def test_a_korean_name_is_a_value_and_its_naming_is_kept():
     # the model's lines mention the dog, not that it is called so: the naming is kept
     assert adds_to("응, 이름은 보리야.", "- 서준은 보리를 산책시킨다.", {"지민", "서준"})
     assert not adds_to("응, 이름은 보리야.", "- 지민의 강아지 이름은 보리다.", {"지민", "서준"})
+    # "고양이: 모찌" names the cat as well as "고양이 이름은 모찌" does; the owner word has to be on the line
+    assert not adds_to("내 고양이 이름은 모찌야.", "- 사용자 고양이: 모찌; 사는 곳: 부산")
+    assert not adds_to("우리 강아지의 이름은 보리야.", "- 강아지 보리, 세 살")
+    assert adds_to("우리 강아지 이름은 보리야.", "- 고양이: 모찌\n- 보리를 산책시킴")
 
 
 def test_one_missing_word_of_a_short_sentence_is_enough():

@@ -148,16 +148,26 @@ _NAMED_KO = re.compile(r"(?:이름|제목|별명)(?:은|이|을)\s*([가-힣A-Za
 _COPULA_KO = ("이에요", "이라고", "입니다", "이야", "예요", "이고", "이다", "라고", "이래", "야", "고", "다", "래")
 
 
+_OWNER_KO = re.compile(r"([가-힣A-Za-z0-9]{1,12}?)(?:의)?\s+(?:이름|제목|별명)(?:은|이|을)\s*([가-힣A-Za-z0-9]{1,12})")
+
+
+def _bare(word: str) -> str:
+    for c in _COPULA_KO:
+        if word.endswith(c) and len(word) > len(c):
+            return word[: -len(c)]
+    return word
+
+
 def named_ko(text: str) -> list[str]:
     """The names a Korean sentence gives (`이름은 보리야`, `제목은 달빛이고`), without their copula."""
-    out = []
-    for w in _NAMED_KO.findall(text):
-        for c in _COPULA_KO:
-            if w.endswith(c) and len(w) > len(c):
-                w = w[: -len(c)]
-                break
-        out.append(w)
-    return out
+    return [_bare(w) for w in _NAMED_KO.findall(text)]
+
+
+def named_ko_owned(text: str) -> dict[str, str]:
+    """Each Korean name with what it names, when the sentence says so: `고양이 이름은 모찌야` ->
+    {"모찌": "고양이"}; a name without an owner word maps to ""."""
+    owned = {_bare(name): owner for owner, name in _OWNER_KO.findall(text)}
+    return {name: owned.get(name, "") for name in named_ko(text)}
 
 
 def value_terms(text: str) -> list[str]:

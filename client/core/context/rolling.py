@@ -26,7 +26,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from client.core.context.budget import estimate_text_tokens
 from client.core.context.quality import (Lang, degenerate_reason, detect_lang, fact_score, is_correction, is_question,
-                                         key_terms, missing_terms, named_ko, value_terms)
+                                         key_terms, missing_terms, named_ko_owned, value_terms)
 from client.core.context.notes import (HARD_CAP, NOTE_MIN_TOKENS, NOTE_PREFIX, NOTE_SHARE, PERSON_NOTE,  # noqa: F401
                                        SUPERSEDED, _NOTE_RE, bound, note_line, notes_of, pick_notes, spoken)
 from client.core.context.speakers import anchor_dates, last_note_date, note_date, participants_of, session_note_of
@@ -113,8 +113,10 @@ def adds_to(statement: str, body: str, people: Iterable[str] = ()) -> bool:
     quoted title) they do not hold, or content words enough (two, or a third of its own) that a
     note is worth its tokens; "I finally finished my novel draft" under "- Ada finished her
     novel draft" adds only "finally"."""
-    for name in named_ko(statement):  # "이름은 보리야" under "- 서준은 보리를 산책시킨다": the naming is lost
-        if not any(name in ln and re.search(r"이름|제목|별명|\bnamed?\b|\bcalled\b", ln) for ln in body.splitlines()):
+    # "강아지 이름은 보리야" under "- 서준은 보리를 산책시킨다": the naming is lost; under "- 강아지: 보리" it is kept
+    for name, owner in named_ko_owned(statement).items():
+        if not any(name in ln and (re.search(r"이름|제목|별명|\bnamed?\b|\bcalled\b", ln) or (owner and owner in ln))
+                   for ln in body.splitlines()):
             return True
     miss = [m for m in missing_terms(statement, body, people) if m.lower() not in _GENERIC]
     if not miss:
