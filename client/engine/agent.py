@@ -187,12 +187,14 @@ def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, 
                 max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
                 gate: AgentMiddleware | None = None, tools_tokens: int | None = None,
                 calibration_prior: float = 1.0, count_tools: Callable[[list[Any]], int] | None = None,
-                tool_search: str = "auto", history: History | None = None) -> tuple[Any, ContextMiddleware]:
+                tool_search: str = "auto", history: History | None = None,
+                late: AgentMiddleware | None = None) -> tuple[Any, ContextMiddleware]:
     """`gate`: the tool-permission hook (client/engine/mcp/gate.py), innermost around every tool call.
     `count_tools` and `calibration_prior`: the provider's count of a tool list and tokenizer prior
     (client/engine/providers.py); without them, full schemas and 1.0 (`tools_tokens`: the count of
     `tools`, when known). `tool_search` (auto|on|off) and `history` (a thread's transcript): deferred
-    tool schemas (client/engine/tool_search.py)."""
+    tool schemas (client/engine/tool_search.py). `late`: finds a tool a starting server brings
+    (client/engine/late_tools.py), just inside the limits."""
     from client.core.context.budget import estimate_tools_tokens
     from client.core.context.deferred_tools import should_defer
 
@@ -212,7 +214,7 @@ def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, 
     # (which counts the tools it chose). StrictToolArgs: innermost around the model (it reads the
     # streamed argument text), and outside the gate around tools (a call with unreadable arguments
     # is refused before anyone is asked). WireTools: the very last around the model (the schemas as given)
-    middleware: list[AgentMiddleware] = [limits, *([search] if search else []), mw, ToolResultText(),
+    middleware: list[AgentMiddleware] = [limits, *([late] if late else []), *([search] if search else []), mw, ToolResultText(),
                                          StrictToolArgs(), WireTools(), *([gate] if gate is not None else [])]
     agent = create_agent(model, tools, checkpointer=checkpointer, middleware=middleware)
     return agent, mw

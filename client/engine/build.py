@@ -15,11 +15,12 @@ if TYPE_CHECKING:
 
 
 def build_session(settings: Settings, store: Store, tools: list, *, runtime: Runtime | None = None,
-                  models: Models | None = None, gate: Any = None) -> ChatSession:
+                  models: Models | None = None, gate: Any = None, late: Any = None) -> ChatSession:
     """A ChatSession over an open store and connected tools (both owned by the caller);
     long-term memory when settings.memory is on. `models`: the session's model owner when it
     already exists (the command line builds it before the MCP servers, for sampling), else one
-    is built from `settings` and `runtime`."""
+    is built from `settings` and `runtime`. `gate`, `late`: the permission gate and the lookup
+    of a tool a starting server brings (client/engine/late_tools.py)."""
     from client.engine.models import Models
     from client.engine.session import ChatSession
 
@@ -28,7 +29,7 @@ def build_session(settings: Settings, store: Store, tools: list, *, runtime: Run
     async def history(thread_id: str) -> list:  # the tools a thread called (client/engine/tool_search.py)
         return [m for _, m in await store.transcript(thread_id)]
 
-    models.attach(tools, store.checkpointer, gate, history)
+    models.attach(tools, store.checkpointer, gate, history, late)
     memory = None
     if settings.memory:
         from client.engine.memory.manager import MemoryManager

@@ -65,6 +65,7 @@ class AgentParts:
     checkpointer: Any = None
     gate: AgentMiddleware | None = None
     history: History | None = None
+    late: AgentMiddleware | None = None  # client/engine/late_tools.py
 
 
 class Models:
@@ -89,12 +90,14 @@ class Models:
         return self._stack.settings
 
     def attach(self, tools: list[BaseTool] | tuple[BaseTool, ...], checkpointer: Any,
-               gate: AgentMiddleware | None = None, history: History | None = None) -> ModelStack:
+               gate: AgentMiddleware | None = None, history: History | None = None,
+               late: AgentMiddleware | None = None) -> ModelStack:
         """The agent over these tools, checkpointer and gate (once, when the tools are known);
-        `history`: as given before when not given."""
-        if history is None and self._parts is not None:
-            history = self._parts.history
-        self._parts = AgentParts(tuple(tools), checkpointer, gate, history)
+        `history` and `late`: as given before when not given."""
+        if self._parts is not None:
+            history = history if history is not None else self._parts.history
+            late = late if late is not None else self._parts.late
+        self._parts = AgentParts(tuple(tools), checkpointer, gate, history, late)
         self._stack = self._build(self._stack.settings, self._stack)
         return self._stack
 
@@ -133,7 +136,7 @@ class Models:
                                 max_model_calls=settings.max_model_calls, max_tool_calls=settings.max_tool_calls,
                                 gate=parts.gate, tools_tokens=provider.tools_tokens(tools),
                                 calibration_prior=provider.calibration_prior, count_tools=provider.tools_tokens,
-                                tool_search=settings.tool_search, history=parts.history)
+                                tool_search=settings.tool_search, history=parts.history, late=parts.late)
         return ModelStack(settings, provider, chat, summarizer, agent, mw)
 
 

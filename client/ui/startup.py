@@ -35,7 +35,6 @@ SPAWN_WAIT = 2.0  # -p, pipes: seconds at most for the MCP servers' processes to
 async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) -> int:
     """The chat on an open store (the caller opened it before anything started and closes it)."""
     from client.engine.mcp import ToolHub
-    from client.engine.mcp.gate import PermissionGate
     from client.engine.mcp.permissions import Permissions
     from client.engine.mcp.saved_approvals import SavedApprovals, approvals_path
     from client.engine.mcp.server import line_pipe
@@ -75,14 +74,11 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
         models = Models(settings, runtime)  # the one owner of the model: sampling, summaries, memory and the agent read it
         if key_check is None:
             await check_key(settings, runtime)  # rejected: exit 2 before anything is sent
-        gate = PermissionGate(hub.authorize, hub.tool_of, features.drain_journal)
-        tools = _Tools(hub, settings, renderer, models, store, gate)
         if not lazy:
             await hub.connect()
             if _report(hub, settings, renderer):
                 return EXIT_RUNTIME
-        session = _build(settings, store, hub.tools, models, gate)
-        tools.attached = hub.version
+        session, tools = wire_session(settings, store, hub, models, renderer, features.drain_journal)
         from client.ui.repl import Repl
 
         repl = Repl(session, hub, renderer, frontend, reader, tools_changed=tools.refresh)
@@ -127,10 +123,20 @@ def _server_stderr(line: str) -> None:
     print(screen(line), file=sys.stderr, flush=True)
 
 
-def _build(settings: Settings, store: Any, tools: list, models: Models, gate: Any) -> Any:
+def wire_session(settings: Settings, store: Any, hub: Any, models: Models, renderer: Any,
+                 journal: Callable[[], list[dict]] | None = None) -> tuple[Any, _Tools]:
+    """The session over the hub's tools as they are now, every tool call through the permission
+    gate, a call to a tool a starting server brings waiting for it (client/engine/late_tools.py);
+    and the per-turn hook that gives the agent the tools that came up since."""
     from client.engine.build import build_session
+    from client.engine.late_tools import LateTools
+    from client.engine.mcp.gate import PermissionGate
 
-    return build_session(settings, store, tools, models=models, gate=gate)
+    gate = PermissionGate(hub.authorize, hub.tool_of, journal)
+    tools = _Tools(hub, settings, renderer, models, store, gate)
+    session = build_session(settings, store, hub.tools, models=models, gate=gate, late=LateTools(hub.late_tool))
+    tools.attached = hub.version
+    return session, tools
 
 
 def _report(hub: Any, settings: Settings, renderer: Any) -> bool:

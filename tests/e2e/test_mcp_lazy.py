@@ -1,6 +1,6 @@
 """MCP servers never hold a message up (issue 41): real stdio servers (tests/stubs/many_tools_server.py,
 one of them slow: it reads its input only once a gate file exists), the session and the per-turn
-hook the terminal uses (client/ui/startup.py _Tools), /mcp through the slash table. Assertions are
+hook the terminal uses (client/ui/startup.py wire_session), /mcp through the slash table. Assertions are
 on the request bodies the recording model stub received; every wait is for a sign (a server's
 start ended), never a sleep."""
 
@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from client.core.config import Settings
-from client.engine.build import build_session
 from client.engine.mcp import ToolHub
-from client.engine.mcp.gate import PermissionGate
+from client.engine.models import Models
 from client.engine.mcp.permissions import Permissions
 from client.engine.mcp.specs import ServerSpec
 from client.engine.store import open_store
@@ -23,7 +22,7 @@ from client.ui import i18n
 from client.ui.render import Renderer
 from client.ui.slash import table as slash
 from client.ui.slash.base import SlashContext
-from client.ui.startup import _Tools
+from client.ui.startup import wire_session
 from tests.conftest import ROOT, TEST_KEY
 from tests.sessions import run_turn
 
@@ -59,9 +58,7 @@ class Lazy:
         self.hub = ToolHub(self.specs, permissions=Permissions(yes=True))
         self.hub.start()
         self.store = await open_store(self.settings.db)
-        gate = PermissionGate(self.hub.authorize, self.hub.tool_of)
-        self.session = build_session(self.settings, self.store, self.hub.tools, gate=gate)
-        self.tools = _Tools(self.hub, self.settings, self.r, self.session.models, self.store, gate)
+        self.session, self.tools = wire_session(self.settings, self.store, self.hub, Models(self.settings), self.r)
         await self.session.open("t1")
         return self
 
@@ -106,6 +103,38 @@ async def test_a_slow_servers_tools_join_a_later_request_at_the_end(tmp_path, ll
         second = await chat.turn("또 안녕")
         assert names(second) == QUICK + SLOW  # appended at the end: the cached prefix holds
         assert chat.hub.starting() == []
+
+
+async def test_a_call_to_a_tool_a_starting_server_brings_waits_for_it_and_runs(tmp_path, llm):
+    """The model names a tool the early turn's agent lacks (a resumed thread called it before): the
+    call waits for the server still starting and runs there, instead of failing as unknown."""
+    import asyncio
+
+    gate = tmp_path / "gate"
+    async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate)]) as chat:
+        llm.push({"tool_calls": [("slack_list_message", {"workspace": "w", "query": "q"})]}, {"text": "끝"})
+        await chat.tools.refresh()
+        turn = asyncio.ensure_future(run_turn(chat.session, "메시지 찾아 줘"))
+        for _ in range(1000):  # the sign: the model asked for the call
+            if llm.requests or turn.done():
+                break
+            await asyncio.sleep(0.01)
+        assert "tools" not in llm.requests[0]  # the agent was built without the slow server's tools
+        assert [n for n, _ in chat.hub.starting()] == ["slow"]
+        gate.touch()
+        await turn
+        tool_msgs = [m for m in llm.requests[-1]["messages"] if m["role"] == "tool"]
+        assert len(tool_msgs) == 1 and tool_msgs[0]["content"].startswith("slack_list_message ran: ")
+        assert '"query": "q"' in tool_msgs[0]["content"] and '"workspace": "w"' in tool_msgs[0]["content"]
+
+
+async def test_a_call_to_a_tool_no_server_brings_still_fails_as_unknown(tmp_path, llm):
+    async with Lazy(tmp_path, llm, [spec("quick", "github")]) as chat:
+        await chat.hub.wait()
+        llm.push({"tool_calls": [("nope_tool", {})]}, {"text": "끝"})
+        await chat.turn("아무거나")
+        tool_msgs = [m for m in llm.chat_requests()[-1]["messages"] if m["role"] == "tool"]
+        assert len(tool_msgs) == 1 and "nope_tool is not a valid tool" in tool_msgs[0]["content"]
 
 
 async def test_mcp_lists_disable_drops_and_enable_brings_back(tmp_path, llm):

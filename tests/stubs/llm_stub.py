@@ -23,7 +23,9 @@ Answers, in order of precedence:
      time ("[loop]") or the same ones ("[loop:same]"); without tools, answer as below.
    - last message is a tool result -> "도구 결과 요약: <first 60 chars of it>".
    - last user text with a directive:
-       "[tool:NAME {json args}]"  -> one call of NAME ("?": the first tool the request offers)
+       "[tool:NAME {json args}]"  -> one call of NAME ("?": the first tool the request offers); a
+                                     streamed request without tools gets it too (a model naming
+                                     a tool it used before)
        "[echo-schema:A->B]"       -> a call of B with {"schema": the parameters the request gave A}
        "[parallel]"               -> two web_search calls at once
        "검색" or "search"           -> web_search(query=<the text>)
@@ -195,6 +197,16 @@ class LLMStub:
         """Requests that carried tools (agent turns), in order."""
         return [r for r in self.requests if r.get("tools")]
 
+    def turn_requests(self) -> list[dict]:
+        """The agent's requests, in order, with or without tools: at a terminal a message can go
+        before an MCP server is up (issue 41), and its request then carries no tools."""
+        def system(r: dict) -> str:
+            msgs = r.get("messages", [])
+            return _content_text(msgs[0].get("content")) if msgs and msgs[0].get("role") == "system" else ""
+
+        return [r for r in self.requests if r.get("tools")
+                or not (is_memory_request(r) or is_summary_system(system(r)))]
+
     def plain_requests(self) -> list[dict]:
         """Requests without tools (summaries, memory)."""
         return [r for r in self.requests if not r.get("tools")]
@@ -256,9 +268,13 @@ class LLMStub:
         m = re.search(r"\[slow:([\d.]+)\]", text)
         if m:
             delay = float(m.group(1))
+        m = re.search(r"\[tool:(\S+) (\{.*?\})\]", text)
+        if m and m.group(1) != "?" and not body.get("tools") and body.get("stream"):
+            # a model naming a tool the request does not offer (it called it earlier in the thread):
+            # at a terminal, a message can go before the server that brings it is up (issue 41)
+            return {"tool_calls": [(m.group(1), json.loads(m.group(2)))], "delay": delay}
         if body.get("tools"):
             offered = {t["function"]["name"]: t["function"] for t in body["tools"] if t.get("type") == "function"}
-            m = re.search(r"\[tool:(\S+) (\{.*?\})\]", text)
             if m:
                 name = next(iter(offered), "") if m.group(1) == "?" else m.group(1)
                 return {"tool_calls": [(name, json.loads(m.group(2)))], "delay": delay}

@@ -91,7 +91,8 @@ class Pane:
 
     def wait_prompt(self, n: int, timeout: float = 30) -> str:
         """Until the n-th main prompt is on screen (the program is idle again) and the status toolbar
-        names no MCP server still starting (a message sent now carries every server's tools). The
+        names no MCP server still starting. Not a proof that every server is up: a capture can land
+        between the prompt's line and its toolbar, so tests read `llm.turn_requests()`. The
         greeting first: the early prompt drawn before the chat loaded (client/ui/early_prompt.py)
         is erased when the chat prints its first line, and counts for nothing."""
         return self.wait_for(lambda s: sum(1 for ln in s.splitlines() if ln.startswith("❯")) >= n

@@ -38,7 +38,7 @@ def test_the_picker_lists_recent_threads_and_resumes_by_number_or_prefix(tty, ll
     screen = pane.wait_prompt(1, 60)
     assert "현재 세션 ID: alpha-1\n이전 대화 1턴을 이어갑니다." in screen
     ask(pane, "무슨 과일?")
-    assert user_texts(llm.chat_requests()[-1]) == ["사과는 빨갛다", "무슨 과일?"]
+    assert user_texts(llm.turn_requests()[-1]) == ["사과는 빨갛다", "무슨 과일?"]
     pane.line("/exit")
     assert pane.exit_status() == 0
 
@@ -47,7 +47,7 @@ def test_the_picker_lists_recent_threads_and_resumes_by_number_or_prefix(tty, ll
     pane.line("bet")
     assert "현재 세션 ID: beta-2" in pane.wait_prompt(1, 60)
     ask(pane, "그리고?")
-    assert user_texts(llm.chat_requests()[-1]) == ["바나나는 노랗다", "그리고?"]
+    assert user_texts(llm.turn_requests()[-1]) == ["바나나는 노랗다", "그리고?"]
     pane.keys("C-d")
     assert pane.exit_status() == 0
 
@@ -71,7 +71,7 @@ def test_the_picker_refuses_a_bad_answer_and_enter_starts_a_new_thread(tty, llm,
     tid = thread_id_of(screen)
     assert tid != "alpha-1" and "안녕하세요" in screen
     ask(pane, "새 질문")
-    assert user_texts(llm.chat_requests()[-1]) == ["새 질문"]  # nothing of alpha-1
+    assert user_texts(llm.turn_requests()[-1]) == ["새 질문"]  # nothing of alpha-1
     pane.keys("C-d")
     assert pane.exit_status() == 0
 
@@ -94,14 +94,14 @@ def test_clear_starts_a_fresh_context_and_cls_and_ctrl_l_clear_only_the_screen(t
     new_id = re.findall(r"현재 세션 ID: (\S+)", screen)[-1]
     assert new_id != "clr" and "사과는 빨갛다" not in pane.visible()
     ask(pane, "무슨 과일?")
-    assert user_texts(llm.chat_requests()[-1]) == ["무슨 과일?"]  # a fresh context
+    assert user_texts(llm.turn_requests()[-1]) == ["무슨 과일?"]  # a fresh context
     listing = ask(pane, "/threads").split("❯ /threads")[-1]
     assert re.search(r"clr\s+1\s", listing) and new_id in listing  # the old thread is kept
     pane.line("/cls")
     pane.wait_for(lambda s: "무슨 과일?" not in pane.visible() and "❯" in pane.visible())
     pane.line("또?")
     pane.wait_for(lambda s: re.search(r"답변 \d+: 또\?", s) is not None, 60)
-    assert user_texts(llm.chat_requests()[-1]) == ["무슨 과일?", "또?"]  # the same thread
+    assert user_texts(llm.turn_requests()[-1]) == ["무슨 과일?", "또?"]  # the same thread
     pane.type("지워질 화면")
     pane.wait_for("❯ 지워질 화면")
     pane.keys("C-l")
@@ -120,6 +120,6 @@ def test_status_line_fits_100_columns(tty, llm, naver):
     [status] = [ln for ln in screen.splitlines() if "세션 a-rather…" in ln]  # -J joins a wrapped line
     assert cells(status) <= 100, status
     assert status.startswith("CLOVA Studio HCX-005-with") and "1턴 (컨텍스트 1)" in status and "예산" in status
-    assert llm.chat_requests()[-1]["model"] == model
+    assert llm.turn_requests()[-1]["model"] == model
     pane.keys("C-d")
     assert pane.exit_status() == 0

@@ -32,7 +32,7 @@ def test_question_n_denies_a_allows_for_the_session(tty, llm, naver, everything_
     screen = pane.wait_prompt(2, 60)
     assert "→ 거부" in screen and "사용자가 허용하지 않아 실행하지 않았습니다" in screen
     assert not (files / "one.txt").exists()
-    assert tool_results(llm.chat_requests())["write_file"][0].startswith(DENIED)
+    assert tool_results(llm.turn_requests())["write_file"][0].startswith(DENIED)
 
     write("two.txt", "second")
     pane.wait_for(QUESTION, 60, count=2)

@@ -78,15 +78,15 @@ def test_accepted_the_folder_is_used_and_remembered(pane_in, tmp_path, llm, nave
     pane.wait_prompt(2, 60)
     pane.keys("C-d")
     assert pane.exit_status() == 0
-    assert llm.chat_requests()[-1]["model"] == "HCX-007"  # the folder's .env
+    assert llm.turn_requests()[-1]["model"] == "HCX-007"  # the folder's .env
     assert len(query(str(proj / "checkpoint.db"), "SELECT thread_id FROM threads")) == 2  # and its database
     record = tmp_path / ".config" / "mcp-chat" / "trusted-folders.json"
     assert record.stat().st_mode & 0o777 == 0o600 and str(proj) in record.read_text()
     r = runner("-p", "다시", "--new", db=False)  # remembered: no question, no notice
-    assert r.code == 0 and "mcp-chat trust" not in r.err and llm.chat_requests()[-1]["model"] == "HCX-007", r.err
+    assert r.code == 0 and "mcp-chat trust" not in r.err and llm.turn_requests()[-1]["model"] == "HCX-007", r.err
     (proj / ".env").write_text("CLOVA_STUDIO_MODEL=HCX-999\n")  # changed: not used until trusted again
     r = runner("-p", "바뀜", "--new", db=False)
-    assert r.code == 0 and "신뢰한 뒤 바뀐 폴더(.env 바뀜)" in r.err and llm.chat_requests()[-1]["model"] != "HCX-999", r.err
+    assert r.code == 0 and "신뢰한 뒤 바뀐 폴더(.env 바뀜)" in r.err and llm.turn_requests()[-1]["model"] != "HCX-999", r.err
     pane = pane_in(runner, "--new", "--no-memory")  # at a terminal the question comes back, saying what changed
     screen = pane.wait_for("[y/N]", 60)
     assert "이 폴더는 신뢰한 뒤 바뀌었습니다 (.env)" in screen and "CLOVA_STUDIO_MODEL=HCX-999" in screen, screen

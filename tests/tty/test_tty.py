@@ -107,10 +107,10 @@ def test_threads_then_resume_switches_the_conversation(tty, llm, naver):
     screen = ask(pane, "/resume alp")  # a unique prefix is enough
     assert "❯ /resume alp\n현재 세션 ID: alpha\n이전 대화 1턴을 이어갑니다.\n세션 제목: 사과는 빨갛다\n" in screen
     ask(pane, "무슨 과일?")
-    assert user_texts(llm.chat_requests()[-1]) == ["사과는 빨갛다", "무슨 과일?"]
+    assert user_texts(llm.turn_requests()[-1]) == ["사과는 빨갛다", "무슨 과일?"]
     ask(pane, "/resume " + new_id)
     ask(pane, "그리고?")
-    assert user_texts(llm.chat_requests()[-1]) == ["바나나는 노랗다", "그리고?"]
+    assert user_texts(llm.turn_requests()[-1]) == ["바나나는 노랗다", "그리고?"]
     screen = ask(pane, "/title 바나나 세션")
     assert "세션 제목: 바나나 세션" in screen
     assert re.search(rf"{new_id}\s+2\s+\S+ \S+\s+바나나 세션", ask(pane, "/threads"))
@@ -131,7 +131,7 @@ def test_compact_puts_a_summary_pair_in_the_next_request(tty, llm, naver):
     answer = llm.answer_to(summary_req).strip()  # what the summarizer said
     assert "현재 요약" in screen and answer in screen
     ask(pane, "넷째 질문")
-    req = llm.chat_requests()[-1]
+    req = llm.turn_requests()[-1]
     assert roles(req)[:3] == ["system", "user", "assistant"]
     assert req["messages"][1]["content"] == "지금까지의 대화를 요약해 주세요."
     assert req["messages"][2]["content"].startswith(answer)
@@ -158,7 +158,7 @@ def test_ctrl_c_during_a_slow_answer_and_a_slow_tool_returns_to_the_prompt(tty, 
     assert screen.count("중단했습니다") == 2
     naver.reset()
     ask(pane, "셋째 질문")
-    last = llm.chat_requests()[-1]
+    last = llm.turn_requests()[-1]
     assert user_texts(last) == ["첫 질문", "셋째 질문"]  # both cancelled turns left nothing behind
     assert "tool" not in roles(last)
     pane.keys("C-d")
@@ -176,7 +176,7 @@ def test_ctrl_c_clears_a_typed_line_and_exits_at_an_empty_prompt(tty, llm, naver
     pane.wait_prompt(2)
     pane.keys("C-c")
     assert pane.exit_status() == 0
-    assert llm.chat_requests() == []
+    assert llm.turn_requests() == []
     assert "대화를 종료합니다" in pane.screen()
 
 
@@ -188,7 +188,7 @@ def test_paste_keeps_lines_in_one_message_and_history_is_per_user(tty, llm, nave
     n = pane.prompts()
     pane.keys("Enter")
     pane.wait_prompt(n + 1)
-    assert user_texts(llm.chat_requests()[-1]) == ["첫째 줄\n둘째 줄\n셋째 줄"]
+    assert user_texts(llm.turn_requests()[-1]) == ["첫째 줄\n둘째 줄\n셋째 줄"]
     ask(pane, "두 번째 메시지")
     pane.keys("C-d")
     assert pane.exit_status() == 0

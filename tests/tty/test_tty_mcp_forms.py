@@ -23,7 +23,7 @@ def test_elicitation_form_and_sampling_approval(tty, llm, everything_js, tmp_pat
     assert "  String: Kim Tester" in screen and "  - Boolean (boolean): Agree to the terms and conditions" in screen
     pane.line("/cancel")  # the user walks away from the form: the server is told "cancel"
     pane.wait_prompt(2, 60)
-    result = tool_results(llm.chat_requests())["trigger-elicitation-request"][-1]
+    result = tool_results(llm.turn_requests())["trigger-elicitation-request"][-1]
     assert "cancel" in result.lower() and "Kim Tester" not in result
     # sampling asks first; "y" runs it on the model without tools
     pane.line(call_line("trigger-sampling-request", {"prompt": "tty-sample-31", "maxTokens": 40}))
@@ -55,7 +55,7 @@ def test_a_2026_servers_questions_are_the_same_at_the_terminal(tty, llm, tmp_pat
     pane.wait_for("보낼까요?", 30)
     pane.line("y")
     pane.wait_prompt(2, 60)
-    assert tool_results(llm.chat_requests())["pick_color"] == ["picked green"]
+    assert tool_results(llm.turn_requests())["pick_color"] == ["picked green"]
     pane.line(call_line("summarize", {"text": "tty-modern-47"}))
     pane.wait_for("허용할까요? [y/N]", 60)
     pane.line("n")

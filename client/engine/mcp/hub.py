@@ -69,6 +69,14 @@ class ToolHub(ServerFleet):
             self._build_tools()
         return changed
 
+    async def late_tool(self, name: str) -> BaseTool | None:
+        """The tool `name` when the model asks for one the agent was not built with: a server still
+        starting may bring it, so its start is waited for (each within its start-up timeout).
+        None when no server is starting or none brought it."""
+        if name not in self.owner and self.starting():
+            await self.wait()
+        return next((t for t in self.tools if t.name == name), None)
+
     async def aclose(self) -> None:
         for task in self._starts.values():
             task.cancel()
