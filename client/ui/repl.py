@@ -52,6 +52,7 @@ class Repl:
         # before every turn: the tools ready by now join, failed starts are reported (client/ui/startup.py)
         self.tools_changed = tools_changed
         self._fatal: BaseException | None = None  # a start-up check that failed while the user typed (watch)
+        self.memory_kept = False  # a memory pass of this run kept something (client/ui/turn_view.py show_memory)
         self.slash = SlashContext(session, renderer, hub, read_line=self.read_line, switch=self.switch,
                                   compact=self.turn_compact, turn=self.turn)
 
@@ -110,7 +111,7 @@ class Repl:
         self.report_memory(status.finished if status else [])
 
     def report_memory(self, finished: list) -> None:
-        show_memory(self.r, finished, settings_secrets(self.s))
+        self.memory_kept = show_memory(self.r, finished, settings_secrets(self.s), self.memory_kept)
 
     async def close_memory(self) -> None:
         """Exit: memory work stops at once; one line when some is left for the next start."""

@@ -39,20 +39,25 @@ def show_event(r: Renderer, ev: object, capture: Capture | None = None) -> None:
             capture.error = t(ev.key, **ev.fmt)
 
 
-def show_memory(r: Renderer, finished: Iterable[tuple[str, MemoryUpdate]], secrets: list[str]) -> None:
+def show_memory(r: Renderer, finished: Iterable[tuple[str, MemoryUpdate]], secrets: list[str],
+                kept_before: bool = False) -> bool:
     """The memory passes that finished since the last report, in one line (passes after several
-    answers of one thread are one piece of work to the user); an error on a line of its own."""
+    answers of one thread are one piece of work to the user); an error on a line of its own.
+    `kept_before`: an earlier report of this session kept something, so a later pass that keeps
+    nothing new says nothing (not "nothing of this session is kept"). True once something is kept."""
     done = list(finished)
     for err in dict.fromkeys(up.error for _, up in done if up.error):
         r.error(t("memory_failed", err=redact(err, secrets)))
     ok = [up for _, up in done if not up.error]
     if not ok:
-        return
+        return kept_before
     if any(up.unscored for up in ok):
         r.error(t("memory_unscored"))
     candidates = sum(up.candidates for up in ok)
     added, updated = sum(up.added for up in ok), sum(up.updated for up in ok)
-    if not added and not updated:  # say it plainly: nothing of this session is remembered
-        r.info(t("memory_nothing_kept", candidates=candidates))
-    else:
-        r.info(t("memory_saved", candidates=candidates, added=added, updated=updated))
+    if not added and not updated:
+        if not kept_before:  # say it plainly: nothing of this session is remembered
+            r.info(t("memory_nothing_kept", candidates=candidates))
+        return kept_before
+    r.info(t("memory_saved", candidates=candidates, added=added, updated=updated))
+    return True
