@@ -155,6 +155,12 @@ MUTATIONS = [
     Mutation("prints above the live region never overwrite earlier lines", "client/ui/render_rich.py",
              "with live._lock:  # an RLock", "if live:  # no lock",
              "tests/unit/test_render_rich.py::test_a_refresh_during_a_print_never_moves_the_cursor_over_earlier_lines"),
+    Mutation("a call to a tool a starting server brings waits for it", "client/engine/late_tools.py",
+             "        if request.tool is None:", "        if False:",
+             "tests/e2e/test_mcp_lazy.py::test_a_call_to_a_tool_a_starting_server_brings_waits_for_it_and_runs"),
+    Mutation("a Korean name under the word it names is kept", "client/core/context/rolling.py",
+             "or (owner and owner in ln))", "or False)",
+             "tests/unit/test_context_notes_pick.py::test_a_korean_name_is_a_value_and_its_naming_is_kept"),
 ]
 
 
