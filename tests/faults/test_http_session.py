@@ -1,9 +1,11 @@
 """A streamable HTTP server that forgets our session (restarted, or the session expired) is
 connected again at once, and the call that found the session gone runs on the new one.
 
-The SDK answers such a call with "Session terminated" (HTTP 404 for our session id): the server
-never ran it, so running it once more on a fresh session is safe. Before, every later call of
-the chat failed with that error until the client was restarted.
+The server answers such a call with HTTP 404 for our session id ("Session not found" in its
+JSON-RPC body, or the SDK's stand-in "Session terminated"): it never ran the call, so running it
+once more on a fresh session is safe. Before, every later call of the chat failed with that error
+until the client was restarted; with SDK 2.3 the server's own wording reached us and the retry
+stopped (only a 2025-handshake server has sessions, and the test ran on 2026-07-28).
 """
 
 from __future__ import annotations
@@ -20,11 +22,19 @@ def tool_texts(llm) -> list[str]:
     return [q["messages"][-1]["content"] for q in llm.chat_requests() if q["messages"][-1]["role"] == "tool"]
 
 
-def test_a_restarted_server_gets_a_new_session_and_the_call_runs(chat, llm, naver, live, tmp_path):
+@pytest.mark.parametrize("protocol", ["legacy", "auto"])
+def test_a_restarted_server_gets_a_new_session_and_the_call_runs(chat, llm, naver, live, tmp_path, protocol):
+    """legacy: the 2025 handshake, whose session the restart forgets (the SDK's "Session
+    terminated"); auto: 2026-07-28, stateless, where a restart must go unnoticed too."""
+    import json
+
     log = open(tmp_path / "server.log", "w")
     proc, port = start_http_server(server_env(naver), tmp_path, log)
     try:
-        lv = live("--new", "--server-url", f"http://127.0.0.1:{port}/mcp", "--context", "none", "--no-memory")
+        config = tmp_path / "mcp.json"
+        config.write_text(json.dumps({"mcpServers": {"search": {"url": f"http://127.0.0.1:{port}/mcp",
+                                                                "protocol": protocol}}}))
+        lv = live("--new", "--mcp-config", str(config), "--context", "none", "--no-memory")
 
         def turn(line: str) -> str:
             n = len(tool_texts(llm))
@@ -45,3 +55,16 @@ def test_a_restarted_server_gets_a_new_session_and_the_call_runs(chat, llm, nave
         assert "terminated" not in (out + err).lower()
     finally:
         stop_process(proc)
+
+
+def test_what_counts_as_a_forgotten_session():
+    from mcp.shared.exceptions import MCPError
+
+    from client.engine.mcp.server import _session_lost
+
+    assert _session_lost(MCPError(-32600, "Session terminated"))  # the SDK's stand-in for a bare 404
+    assert _session_lost(MCPError(-32600, "Session not found"))  # the Python SDK server's body
+    assert _session_lost(MCPError(-32001, "Session not found."))  # the TypeScript SDK's
+    assert not _session_lost(MCPError(-32600, "Session terminated before the request completed"))  # may have run
+    assert not _session_lost(MCPError(-32602, "Session not found"))  # another code: a tool's own error
+    assert not _session_lost(RuntimeError("Session not found"))

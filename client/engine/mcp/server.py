@@ -318,10 +318,18 @@ class _SessionLost(Exception):
     """The server answered that our session does not exist (the call did not run)."""
 
 
+_NO_SESSION = {"session terminated", "session not found"}
+
+
 def _session_lost(err: BaseException) -> bool:
-    """The SDK's answer to HTTP 404 on our session id (streamable HTTP): "Session terminated"."""
-    return (isinstance(err, MCPError) and err.code == types.INVALID_REQUEST
-            and "session terminated" in (err.message or "").lower())
+    """HTTP 404 on our session id (streamable HTTP, the 2025 revisions): the SDK's own stand-in
+    "Session terminated", or the server's JSON-RPC body, which the SDK now passes on: "Session not
+    found" (Python SDK, INVALID_REQUEST; TypeScript SDK, -32001). Not "Session terminated before the
+    request completed": that call may have run."""
+    if not isinstance(err, MCPError):
+        return False
+    text = (err.message or "").strip().rstrip(".").lower()
+    return text in _NO_SESSION and err.code in (types.INVALID_REQUEST, -32001)
 
 
 def _connection_lost(err: BaseException) -> bool:
