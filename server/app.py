@@ -19,7 +19,7 @@ from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from server import gate, httpconn, naver
-from server.limits import DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT
+from server.limits import DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT, SHUTDOWN_GRACE
 
 logger = logging.getLogger(__name__)
 
@@ -223,6 +223,10 @@ async def serve_http(app: NaverMCPServer, tokens: Sequence[str] = (),
         log_config=None,  # keep our logging setup (stderr)
         http=httpconn.protocol_class(header_timeout),
         ws="none",  # no WebSocket endpoint: an Upgrade request is an ordinary request
+        # a 2026-07-28 client keeps a subscriptions/listen stream open for the connection's life, and
+        # uvicorn waits for every open response before it exits: without a bound, a stop (SIGTERM,
+        # Ctrl-C) hung until the supervisor killed us. Calls in flight get this long to finish.
+        timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
     await uvicorn.Server(config).serve()
 

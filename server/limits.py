@@ -14,6 +14,7 @@ from collections.abc import Mapping
 DEFAULT_MAX_SESSIONS = 1000
 DEFAULT_SESSION_IDLE_TIMEOUT = 600.0  # seconds
 DEFAULT_HEADER_TIMEOUT = 10.0  # seconds for a request line and its headers (server.httpconn)
+SHUTDOWN_GRACE = 3.0  # seconds a stop waits for open responses (calls in flight, listen streams)
 
 
 class UsageError(Exception):

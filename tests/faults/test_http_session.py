@@ -25,8 +25,10 @@ def tool_texts(llm) -> list[str]:
 @pytest.mark.parametrize("protocol", ["legacy", "auto"])
 def test_a_restarted_server_gets_a_new_session_and_the_call_runs(chat, llm, naver, live, tmp_path, protocol):
     """legacy: the 2025 handshake, whose session the restart forgets (the SDK's "Session
-    terminated"); auto: 2026-07-28, stateless, where a restart must go unnoticed too."""
+    terminated"); auto: 2026-07-28, stateless, where a restart must go unnoticed too, and where the
+    client holds a subscriptions/listen stream open that the server's stop waited for until killed."""
     import json
+    import signal
 
     log = open(tmp_path / "server.log", "w")
     proc, port = start_http_server(server_env(naver), tmp_path, log)
@@ -44,7 +46,8 @@ def test_a_restarted_server_gets_a_new_session_and_the_call_runs(chat, llm, nave
             return tool_texts(llm)[-1]
 
         assert '"items"' in turn("서울 검색")
-        stop_process(proc)  # a redeploy: the new process knows no session of ours
+        proc.send_signal(signal.SIGTERM)  # a redeploy: the new process knows no session of ours
+        assert proc.wait(30) == 0  # it stopped by itself (auto: despite the client's listen stream), not killed
         log2 = open(tmp_path / "server2.log", "w")
         proc, _ = start_http_server(server_env(naver), tmp_path, log2, "--port", str(port))
         second = turn("부산 검색")
