@@ -72,6 +72,7 @@ def script(llm) -> None:
     llm.push({"tool_calls": [("big", {"mb": 50})]}, {"text": "결과가 너무 커서 다 읽지 못했다고 답합니다.", "delay": 1.0})
 
 
+@pytest.mark.slow  # 50 MB written and read: the main tier; tests/unit/test_bounded_reads.py is the fast proof
 def test_a_50_mb_stdio_result_costs_what_a_small_one_does(tmp_path, llm, naver):
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"big": {"command": sys.executable, "args": [str(BIG)]}}}))
@@ -81,6 +82,7 @@ def test_a_50_mb_stdio_result_costs_what_a_small_one_does(tmp_path, llm, naver):
     check(llm, code, out, err, peak, "ko")
 
 
+@pytest.mark.slow
 def test_a_50_mb_http_result_costs_what_a_small_one_does(tmp_path, llm, naver):
     with HttpServer() as server:
         config = tmp_path / "mcp.json"

@@ -132,7 +132,8 @@ def call_line(tool: str, args: dict) -> str:
 
 
 # -- every tool, both transports -----------------------------------------------
-@pytest.mark.parametrize("transport", ["http", "stdio"])
+# http in the main tier only (the fast tier keeps stdio; the transports have their own tests)
+@pytest.mark.parametrize("transport", [pytest.param("http", marks=pytest.mark.slow), "stdio"])
 def test_every_tool_of_server_everything(cli, llm, everything_js, everything_http, tmp_path, transport):
     if transport == "http":
         entry = {"url": everything_http.url, "headers": {"X-Test-Token": "${EV_TOKEN}"}}

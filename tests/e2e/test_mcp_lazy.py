@@ -129,11 +129,11 @@ async def test_a_call_to_a_tool_a_starting_server_brings_waits_for_it_and_runs(t
 
 
 async def test_a_call_to_a_tool_no_server_brings_still_fails_as_unknown(tmp_path, llm):
-    async with Lazy(tmp_path, llm, [spec("quick", "github")]) as chat:
-        await chat.hub.wait()
+    async with Lazy(tmp_path, llm, []) as chat:  # nothing starting: nothing to wait for
         llm.push({"tool_calls": [("nope_tool", {})]}, {"text": "끝"})
-        await chat.turn("아무거나")
-        tool_msgs = [m for m in llm.chat_requests()[-1]["messages"] if m["role"] == "tool"]
+        await chat.tools.refresh()
+        await run_turn(chat.session, "아무거나")
+        tool_msgs = [m for m in llm.requests[-1]["messages"] if m["role"] == "tool"]
         assert len(tool_msgs) == 1 and "nope_tool is not a valid tool" in tool_msgs[0]["content"]
 
 
@@ -157,12 +157,12 @@ async def test_mcp_lists_disable_drops_and_enable_brings_back(tmp_path, llm):
 
 async def test_a_server_past_its_start_up_timeout_is_reported_once_and_retried_by_enable(tmp_path, llm):
     gate = tmp_path / "gate"
-    async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate, startup=4.0), spec("quick", "github")]) as chat:
+    async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate, startup=2.0), spec("quick", "github")]) as chat:
         await chat.hub.wait()
         assert chat.hub.find("slow").state == "failed"  # type: ignore[union-attr]
         assert names(await chat.turn("하나")) == QUICK
         report = chat.out.getvalue()
-        assert report.count("MCP 서버 'slow'에 연결하지 못했습니다") == 1 and "no answer within 4s" in report
+        assert report.count("MCP 서버 'slow'에 연결하지 못했습니다") == 1 and "no answer within 2s" in report
         await chat.turn("둘")
         assert chat.out.getvalue().count("'slow'에 연결하지 못했습니다") == 1  # one line, not one per turn
         gate.touch()
