@@ -137,6 +137,10 @@ def test_a_statement_with_more_than_the_items_say_is_kept():
     ("부산에 살아. 맛집 알려줘.", ["부산에 살아."]),
     ("NAVER_CLIENT_ID 값은 abc야", []),
     ("ㅋㅋ", []),
+    ("내가 어디에 살고, 강아지 이름이 뭐였지?", []),
+    ("Where do I live, and what is my dog called?", []),
+    ("내 고양이는 누구나 좋아하는데, 이름 지어 줄래?", ["내 고양이는 누구나 좋아하는데, 이름 지어 줄래?"]),
+    ("언제나 일찍 일어나는데 아침 메뉴 추천해 줘.", ["언제나 일찍 일어나는데 아침 메뉴 추천해 줘."]),
 ])
 def test_statements_are_the_users_declarative_sentences(turn, kept):
     assert statements_of(turn) == kept

@@ -32,6 +32,11 @@ _REQUEST_KO = re.compile(r"(줘|줘요|주세요|줄래|줄래요|줄 수 있어
                          r"|알려\s?줘|추천해|설명해|찾아\s?줘|검색해|뭐야|뭐지|뭘까|있을까)\s*[.!~]*\s*$")
 
 
+# a word that asks (어디, 뭐, 누가 ...), not its indefinite forms (어디든, 누구나, 언제나, 왜냐하면)
+_ASKS = re.compile(r"(?:^|\s)(?:어디|뭐|뭘|무엇|무슨|누구|누가|언제|왜|어떻게|어느|얼마)(?!든|나|라도|냐)"
+                   r"|\b(?:what|where|who|whom|whose|when|why|how|which)\b", re.I)
+
+
 # the clause before a request: 광주에 살고 있는데 ... 추천해 줘 / I live in Lisbon, can you ...
 _HEAD = re.compile(r"^(?P<head>\S.*?\S)(?:(?:는데|은데|인데|니까|이니까)[\s,]|[,;]\s)")
 
@@ -63,9 +68,15 @@ def _states(s: str) -> bool:
     if not is_request(s):
         return True
     head = _HEAD.match(s)
-    if head and not is_request(head.group("head")) and words(head.group("head")):
+    if head and _says(head.group("head")):
         return True
     return not s.endswith(("?", "？")) and not _QUESTION_EN.match(s) and bool(_SELF.search(s))
+
+
+def _says(clause: str) -> bool:
+    """A clause before a request that states something: not itself a question
+    (내가 어디에 살고, 강아지 이름이 뭐였지? asks twice and says nothing)."""
+    return not is_request(clause) and not _ASKS.search(clause) and bool(words(clause))
 
 
 def self_statements(rows: Sequence[tuple[int, BaseMessage]]) -> list[Bullet]:
