@@ -210,18 +210,40 @@ class RichRenderer(Renderer):
             self._print(Text(screen(title), style="bold"))
         tab = Table(box=None,
                     header_style="bold dim", pad_edge=False, padding=(0, 2, 0, 0))
+        texts = [[Text(f"{c:,}" if isinstance(c, int) else one_line(str(c))) for c in row] for row in rows]
+        numeric = [all(isinstance(r[col], int) or r[col] == "-" for r in rows[:-1] or rows) for col in range(len(headers))]
+        widths = column_widths([[Text(h), *(r[col] for r in texts)] for col, h in enumerate(headers)], numeric,
+                               self.console.width)
         for col, h in enumerate(headers):
-            numeric = all(isinstance(r[col], int) or r[col] == "-" for r in rows[:-1] or rows)
-            tab.add_column(h, justify="right" if numeric else "left", overflow="ellipsis", no_wrap=True)
+            tab.add_column(h, justify="right" if numeric[col] else "left", overflow="ellipsis", no_wrap=True,
+                           width=widths[col])
         total = bool(rows) and str(rows[-1][0]) == t("tokens_total")
-        for i, row in enumerate(rows):
-            cells = [Text(f"{c:,}" if isinstance(c, int) else one_line(str(c))) for c in row]
+        for i, cells in enumerate(texts):
             tab.add_row(*cells, style="bold cyan" if i == current else "bold" if total and i == len(rows) - 1 else None,
                         end_section=total and i == len(rows) - 2)
         self._print(tab)
 
     def clear(self) -> None:
         self.console.clear()
+
+
+def column_widths(columns: Sequence[Sequence[Text]], numeric: Sequence[bool], width: int, gap: int = 2,
+                  floor: int = 8) -> list[int]:
+    """Each column's width in cells when a table must fit `width`: the widest text column gives a
+    cell at a time, down to `floor` (or its header); numbers are never cut. rich's own squeeze
+    can shrink a narrow column to nothing (/threads at 110 columns lost its turn counts)."""
+    natural = [max(x.cell_len for x in col) for col in columns]
+    least = [n if numeric[i] else min(n, max(floor, columns[i][0].cell_len)) for i, n in enumerate(natural)]
+    out = list(natural)
+    excess = sum(out) + gap * (len(out) - 1) - width
+    while excess > 0:
+        give = [i for i in range(len(out)) if out[i] > least[i]]
+        if not give:
+            break
+        widest = max(give, key=lambda i: out[i])
+        out[widest] -= 1
+        excess -= 1
+    return out
 
 
 def status_line(st: Status, width: int) -> str:

@@ -6,11 +6,13 @@ import io
 import json
 import re
 
+import pytest
 from rich.console import Console
+from rich.text import Text
 
 from client.engine.mcp.hub import ToolProgress
 from client.ui.render import Status, cells, cut, fit_parts
-from client.ui.render_rich import RichRenderer, Tail, status_line
+from client.ui.render_rich import RichRenderer, Tail, column_widths, status_line
 
 MD = "## 정리\n\n| 이름 | 평점 |\n|---|---|\n| 가게 A | 4.5 |\n\n- 첫째\n- 둘째\n\n```python\nprint('hi')\n```\n"
 
@@ -160,6 +162,32 @@ def test_tables_and_blocks():
     r.block("요약: 하나; 둘", "현재 요약")
     text = buf.getvalue()
     assert "현재 요약" in text and "요약: 하나; 둘" in text and "╭" in text
+
+
+@pytest.mark.parametrize("width", [60, 80, 110])
+def test_a_narrow_terminal_cuts_long_text_columns_never_a_number_or_a_whole_column(width):
+    """/threads at 110 columns lost its turn counts and dates to rich's own squeeze."""
+    r, buf, _ = rich(width=width)
+    rows = [["3b0197db2d584105bf06a443f6045bc6", 2, "2026-12-05 19:02", "내 자전거는 빨간색이야.", "57e19c5d의 1턴에서 포크"],
+            ["5d979d6b46614902915acf87ccd36e97", 12, "2026-12-05 19:02", "내 강아지 이름은 보리이고, 나는 부산에 살아.",
+             "되감기 보관 (57e19c5d, 1턴 뒤)"]]
+    r.table(["세션 ID", "턴", "마지막 활동", "제목", "출처"], rows)
+    head, *got = lines(buf.getvalue())
+    assert head.split()[:3] == ["세션", "ID", "턴"] and len(got) == 2
+    assert all(cells(line) <= width for line in got)
+    for line, turns in zip(got, ("2", "12")):
+        parts = line.split()
+        assert parts[1] == turns and parts[2] == "2026-12-05"  # the id is cut, never the count
+    if width >= 80:  # the long id and the title give first
+        assert all("2026-12-05 19:02" in line for line in got)
+        assert "3b0197db2d58" in got[0] and "내 자전거" in got[0]
+
+
+def test_column_widths_give_from_the_widest_text_column_first():
+    cols = [[Text("id"), Text("x" * 32)], [Text("n"), Text("12")], [Text("title"), Text("y" * 40)]]
+    assert column_widths(cols, [False, True, False], 200) == [32, 2, 40]
+    assert column_widths(cols, [False, True, False], 60) == [27, 2, 27]
+    assert column_widths(cols, [False, True, False], 10) == [8, 2, 8]  # floors: nothing vanishes
 
 
 def test_tail_keeps_the_last_rows_of_a_long_answer():
