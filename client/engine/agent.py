@@ -207,6 +207,7 @@ def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, 
 
         search = ToolSearch(tools, budget, count, history)
         tools_tokens = count([search.search_tool])  # until the first request says what it carries
+    names = {t.name for t in tools} | ({search.search_name} if search else set())  # what a dispatcher may name
     mw = ContextMiddleware(budget=budget, tools_tokens=tools_tokens, count_tools=count, debug=debug,
                            calibration=Calibration(ratio=calibration_prior))
     limits = TurnLimits(max_model_calls, max_tool_calls)  # outermost: decides whether a call gets tools
@@ -215,6 +216,7 @@ def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, 
     # streamed argument text), and outside the gate around tools (a call with unreadable arguments
     # is refused before anyone is asked). WireTools: the very last around the model (the schemas as given)
     middleware: list[AgentMiddleware] = [limits, *([late] if late else []), *([search] if search else []), mw, ToolResultText(),
-                                         StrictToolArgs(), WireTools(), *([gate] if gate is not None else [])]
+                                         StrictToolArgs(known=names.__contains__), WireTools(),
+                                         *([gate] if gate is not None else [])]
     agent = create_agent(model, tools, checkpointer=checkpointer, middleware=middleware)
     return agent, mw

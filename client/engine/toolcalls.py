@@ -11,6 +11,9 @@ with the one strict parser, and:
   its id listed in `additional_kwargs[REFUSED]`, and never reaches its tool: the model gets an
   error tool result it can correct (`permission` `deny:bad_args` in the transcript).
 Without raw text (a provider that does not stream) LangChain's own strict `json.loads` result stands.
+A call of a made-up dispatcher that names a real tool (`call_tool(function_name=..., arguments=...)`,
+client/core/tool_wrappers.py) becomes that tool's call here, before anything shows or runs it; the
+dispatcher's name is kept in `additional_kwargs[UNWRAPPED]`.
 """
 
 from __future__ import annotations
@@ -24,10 +27,12 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tracers.context import register_configure_hook
 
+from client.core.tool_wrappers import unwrapped
 from client.core.toolargs import NOT_JSON, BadToolArgs, parse_tool_args, refusal_text
 
 REFUSED = "refused_tool_calls"  # AIMessage.additional_kwargs: {call id: why}
 REFUSED_LABEL = "deny:bad_args"  # ToolMessage.additional_kwargs["permission"]
+UNWRAPPED = "unwrapped_tool_calls"  # AIMessage.additional_kwargs: {call id: the dispatcher's name}
 
 
 class RawArguments(BaseCallbackHandler):
@@ -53,11 +58,13 @@ _collector: ContextVar[RawArguments | None] = ContextVar("mcp_chat_raw_tool_args
 register_configure_hook(_collector, inheritable=True)
 
 
-def checked(message: AIMessage, raw: dict[str, str]) -> AIMessage:
-    """The message with every tool call's arguments parsed strictly; refusals marked."""
+def checked(message: AIMessage, raw: dict[str, str], known: Callable[[str], bool] | None = None) -> AIMessage:
+    """The message with every tool call's arguments parsed strictly; refusals marked; a known
+    tool's call through a made-up dispatcher unwrapped (`known`: is this a tool's name)."""
     if not message.tool_calls and not message.invalid_tool_calls:
         return message
     calls, refused = [], dict(message.additional_kwargs.get(REFUSED) or {})
+    wrapped = dict(message.additional_kwargs.get(UNWRAPPED) or {})
     for tc in message.tool_calls:
         text = raw.get(tc.get("id") or "")
         try:
@@ -65,6 +72,11 @@ def checked(message: AIMessage, raw: dict[str, str]) -> AIMessage:
         except BadToolArgs as e:
             refused[tc["id"]] = e.why
             args = {}
+        inner = unwrapped(tc.get("name") or "", args, known) if known and tc["id"] not in refused else None
+        if inner is not None:
+            wrapped[tc["id"]] = tc.get("name") or ""
+            tc = {**tc, "name": inner[0]}
+            args = inner[1]
         calls.append({**tc, "args": args})
     for bad in message.invalid_tool_calls:
         call_id = bad.get("id") or f"call_{uuid.uuid4().hex[:16]}"
@@ -75,7 +87,8 @@ def checked(message: AIMessage, raw: dict[str, str]) -> AIMessage:
             why = e.why
         refused[call_id] = why
         calls.append({"name": bad.get("name") or "", "args": {}, "id": call_id, "type": "tool_call"})
-    kwargs = {**message.additional_kwargs, REFUSED: refused} if refused else message.additional_kwargs
+    kwargs = {**message.additional_kwargs, **({REFUSED: refused} if refused else {}),
+              **({UNWRAPPED: wrapped} if wrapped else {})}
     return message.model_copy(update={"tool_calls": calls, "invalid_tool_calls": [], "additional_kwargs": kwargs})
 
 
@@ -84,9 +97,11 @@ def refused_ids(message: AIMessage) -> set[str]:
 
 
 class StrictToolArgs(AgentMiddleware):
-    def __init__(self) -> None:
+    def __init__(self, known: Callable[[str], bool] | None = None) -> None:
+        """`known`: whether a name is one of the agent's tools (None: no call is unwrapped)."""
         super().__init__()
         self.refused: dict[str, str] = {}  # call id -> why, until its tool step
+        self.known = known
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -102,7 +117,7 @@ class StrictToolArgs(AgentMiddleware):
         if not isinstance(response, ModelResponse):
             return response
         raw = collector.by_id()
-        result = [checked(m, raw) if isinstance(m, AIMessage) else m for m in response.result]
+        result = [checked(m, raw, self.known) if isinstance(m, AIMessage) else m for m in response.result]
         for m in result:
             if isinstance(m, AIMessage):
                 self.refused.update(m.additional_kwargs.get(REFUSED) or {})

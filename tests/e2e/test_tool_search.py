@@ -180,3 +180,25 @@ async def test_a_fork_carries_the_tools_its_source_called(tmp_path, llm):
         await run_turn(chat.session, "이어서")
     assert [t["function"]["name"] for t in before] == ["tool_search", "drive_list_file"]
     assert llm.chat_requests()[-1]["tools"] == before
+
+
+@pytest.mark.parametrize("yes", [True, False], ids=["approved", "no-terminal"])
+async def test_a_call_through_a_made_up_dispatcher_is_the_named_tools_and_passes_the_gate(tmp_path, llm, yes):
+    """As the local 1.5B model wrote in a first session: call_tool(function_name=..., arguments=...)."""
+    llm.push({"tool_calls": [("call_tool", {"function_name": "github_create_issue",
+                                            "arguments": {"workspace": "acme", "title": "wrapped"}})]})
+    async with Chat(tmp_path, llm, yes=yes) as chat:
+        await chat.session.open("t8")
+        await run_turn(chat.session, "이슈 만들어 줘")
+        after = llm.chat_requests()[1]
+        sent = next(m for m in after["messages"] if m["role"] == "assistant" and m.get("tool_calls"))
+        call = sent["tool_calls"][0]["function"]
+        assert call["name"] == "github_create_issue"  # the history the model sees is the real call
+        assert json.loads(call["arguments"]) == {"workspace": "acme", "title": "wrapped"}
+        if yes:
+            assert chat.ran() == ['github_create_issue ran: {"body": null, "labels": null, "notify": null, '
+                                  '"title": "wrapped", "workspace": "acme"}']
+            assert last_tool_text(after).startswith("github_create_issue ran:")
+        else:  # the gate decides as for a direct call: not read-only and nobody to ask
+            assert chat.ran() == []
+            assert last_tool_text(after).startswith(DENIED)
