@@ -68,6 +68,16 @@ def test_structured_content_added_once():
     assert both.splitlines()[0] == "weather:" and json.loads(both.splitlines()[1]) == data
 
 
+def test_structured_content_the_text_already_says_is_not_sent_twice():
+    """@modelcontextprotocol/server-filesystem: a file's text, and {"content": <the same text>}."""
+    body = "오늘 회의는 오후 3시에 3층 회의실에서 열린다.\n"
+    assert result_text(_result(text(body), structured={"content": body})) == body.strip()
+    listing = {"files": [{"name": "a.txt", "size": 12}, {"name": "b.txt", "size": 7, "dir": None}]}
+    assert result_text(_result(text("a.txt 12\nb.txt 7"), structured=listing)) == "a.txt 12\nb.txt 7"
+    more = {"content": body, "modified": "2026-12-05T19:00:00Z"}  # a value the text lacks: all of it goes
+    assert json.loads(result_text(_result(text(body), structured=more)).splitlines()[-1]) == more
+
+
 def test_empty_result_is_never_empty_text():
     assert result_text(_result()) == EMPTY
     assert result_text(_result(text("   "))) == EMPTY

@@ -1,7 +1,9 @@
 """MCP `CallToolResult` -> one plain text the model can use.
 
 Every content kind becomes text, none raises: text as is; structured content
-as JSON (unless a text block already carries it); images and audio as a short
+as JSON, unless the text blocks already carry it (the same JSON, or every value
+in it: the reference filesystem server sends a file's text and `{"content":
+<the same text>}`, which doubled every file the model read); images and audio as a short
 note (type and size: the endpoint takes text-only tool messages); embedded
 resources as their text, or a note for binary; resource links as name, URI and
 type. Annotations are ignored. Unknown future kinds get a note.
@@ -26,7 +28,7 @@ def result_text(result: types.CallToolResult, limit: int = MAX_RESULT_CHARS) -> 
     what still fits as it is joined: no copy of the whole result is ever made (only counted)."""
     blocks = list(result.content or [])
     structured = result.structured_content
-    extra = [] if structured is None or any(_same_json(b, structured) for b in blocks) else [structured]
+    extra = [] if structured is None or _carried(blocks, structured) else [structured]
     kept: list[str] = []
     room, cut = limit, 0
     for part in [*(block_text(b) for b in blocks), *(json.dumps(x, ensure_ascii=False) for x in extra)]:
@@ -77,6 +79,34 @@ def block_text(block: Any) -> str:
     kind = getattr(block, "type", None) or (block.get("type") if isinstance(block, dict) else None)
     text = getattr(block, "text", None) or (block.get("text") if isinstance(block, dict) else None)
     return str(text) if isinstance(text, str) else f"[{kind or type(block).__name__} content]"
+
+
+def _carried(blocks: list[Any], value: Any) -> bool:
+    """The text blocks say all the structured content says: the same JSON, or every value in it."""
+    texts = [b.text for b in blocks if isinstance(b, types.TextContent)]
+    if not texts:
+        return False
+    if any(_same_json(b, value) for b in blocks):
+        return True
+    return all(any(leaf in t for t in texts) for leaf in _leaves(value))  # no joined copy of a large result
+
+
+def _leaves(value: Any) -> list[str]:
+    """The values of a JSON document as the text would show them (keys and nulls say nothing)."""
+    out: list[str] = []
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, dict):
+            todo.extend(v.values())
+        elif isinstance(v, list):
+            todo.extend(v)
+        elif isinstance(v, str):
+            if v.strip():
+                out.append(v.strip())
+        elif v is not None:
+            out.append(json.dumps(v))
+    return out
 
 
 def _same_json(block: Any, value: Any) -> bool:
