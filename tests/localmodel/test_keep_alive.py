@@ -137,6 +137,24 @@ def test_other_settings_are_never_reused(place: Path) -> None:
     other.release(60)
 
 
+def test_a_new_chat_template_at_the_same_path_is_a_new_server(place: Path) -> None:
+    """An upgrade rewrites the template file in place (local/template.py write_template): the
+    kept server read the old one at start, so it must not be reused."""
+    template = place / "t.jinja"
+    template.write_text("old rules")
+    lease = session(place, 60)
+    old = lease.state.pid
+    lease.release(60)
+    template.write_text("new rules, plain sentences")
+    fresh = session(place, 60)
+    assert fresh.state.pid != old and not fresh.reused
+    assert wait_dead(old)
+    fresh.release(60)
+    again = session(place, 60)  # unchanged since: kept
+    assert again.reused and again.state.pid == fresh.state.pid
+    again.release(60)
+
+
 def test_a_forged_state_file_is_neither_reused_nor_obeyed(place: Path) -> None:
     """Whatever the state file says, a process that is not our server is never killed or used."""
     victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])

@@ -15,8 +15,9 @@ stops with the session) and the next session reuses it, without loading the weig
   The state lock is held while a session checks and leases, and while the keeper decides to
   stop, so a session never leases a server that is being stopped.
 - Reuse only after checking that the pid runs exactly the command this session would start
-  (binary, weights, template, window, slots, threads, socket), that the weights file is the one
-  it was started with, and that the server answers with the key.
+  (binary, weights, template, window, slots, threads, socket), that the weights and template files
+  are the ones it was started with (an upgrade rewrites the template at the same path), and that
+  the server answers with the key.
 """
 
 from __future__ import annotations
@@ -97,13 +98,18 @@ async def _answers(socket: str, key: str, alias: str) -> bool:
         return False
 
 
+def files_stamp(server: LocalServer) -> list[int]:
+    """Size and mtime of the weights, then of the chat template: a change to either is a new server."""
+    return weights_stamp(server.model) + weights_stamp(server.template)
+
+
 async def reusable(files: Files, server: LocalServer) -> State | None:
     """The kept server, if it is exactly the one this session would start and it answers."""
     st = read_state(files)
     if st is None:
         return None
     if (st.socket == str(files.socket) and st.command == server.command(files.socket) and runs(st.pid, st.command)
-            and alive(st.keeper) and st.weights == weights_stamp(server.model)
+            and alive(st.keeper) and st.weights == files_stamp(server)
             and await _answers(st.socket, st.key, server.alias)):
         return st
     return None
@@ -228,7 +234,7 @@ def main() -> None:
     proc = server.proc
     assert proc is not None
     write_state(files, State(proc.pid, os.getpid(), str(files.socket), key, server.command(),
-                             weights_stamp(server.model), cfg["keep"]))
+                             files_stamp(server), cfg["keep"]))
     last_busy = time.time()
     try:
         while not stopping and proc.poll() is None:

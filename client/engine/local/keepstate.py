@@ -24,7 +24,7 @@ class State:
     socket: str  # the unix socket it listens on (in the private runtime folder)
     key: str
     command: list[str]
-    weights: list[int]  # size, mtime_ns of the weights file when the server started
+    weights: list[int]  # size, mtime_ns of the weights, then of the template, when the server started
     keep_alive: float
 
     @property

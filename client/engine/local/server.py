@@ -188,8 +188,8 @@ class LocalServer:
         raise SetupError("local_server_timeout", seconds=f"{timeout:.0f}", log=str(self.log_path))
 
     def stop(self, grace: float = 5.0) -> None:
-        """SIGTERM to the server's process group, SIGKILL after `grace` seconds; then its socket
-        goes. Idempotent, and never raises: a killed process may still need CPU time to exit (a
+        """SIGTERM to the server's process group, SIGKILL after `grace` seconds; then its own socket
+        goes (a `socket` path it was given stays: the keeper decides, client/engine/local/keeper.py). Idempotent, and never raises: a killed process may still need CPU time to exit (a
         niced one on a busy machine), which is the kernel's business, not a failure of the session."""
         proc, self.proc = self.proc, None
         if proc is None:
@@ -210,8 +210,8 @@ class LocalServer:
                     proc.stdin.close()
                 except OSError:
                     pass
-            if self.listen is not None and proc.poll() is not None:
-                _unlink(self.listen)
+            if self.listen is not None and self.socket is None and proc.poll() is not None:
+                _unlink(self.listen)  # its own; a given path is its keeper's (the next server's after a replace)
             if self._tmp is not None:
                 shutil.rmtree(self._tmp, ignore_errors=True)
                 self._tmp = None
