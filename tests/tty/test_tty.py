@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import time
 
 from tests.conftest import roles, user_texts
 from tests.faults.conftest import wait_for
@@ -20,6 +21,18 @@ def ask(pane, text: str, timeout: float = 30) -> str:
     n = pane.prompts()
     pane.line(text)
     return pane.wait_prompt(n + 1, timeout)
+
+
+def servers_up(pane, timeout: float = 60) -> None:
+    """Until /mcp lists no server still connecting: a message typed earlier goes without the tools
+    of a server that is not up yet (issue 41), which is right at a terminal but changes what a
+    test that counts model calls sees. wait_prompt alone can see the prompt before its toolbar."""
+    end = time.monotonic() + timeout
+    while True:
+        screen = ask(pane, "/mcp")
+        if "연결 중" not in screen[screen.rindex("❯ /mcp"):]:
+            return
+        assert time.monotonic() < end, "an MCP server still connecting:\n" + screen
 
 
 def completion_menu(typed: str, entry: str):
@@ -73,6 +86,7 @@ def test_tokens_match_what_the_api_reported(tty, llm, naver):
     usage = record_usage(llm)
     pane = tty("--thread", "tok", "--no-memory")
     pane.wait_prompt(1, 60)
+    servers_up(pane)  # the search turn must carry web_search (two model calls)
     ask(pane, "안녕하세요")
     ask(pane, "날씨 검색해줘")  # two model calls: the tool call, then the answer
     ask(pane, "고마워요")
