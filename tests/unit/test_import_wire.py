@@ -99,7 +99,7 @@ async def test_copies_of_a_thread_never_see_each_others_answers(session, llm):
     await s.open(tid)
     prefixes = []
     for i, q in enumerate(["first question", "second question"]):
-        await s.open(await fork_thread(s.store, tid, new_id=f"{tid}-q{i}"))
+        await s.open(await fork_thread(s.store, tid, owner=s.threads.user, new_id=f"{tid}-q{i}"))
         await run_turn(s, q)
         prefixes.append(sent(llm)[:-1])
         assert "first question" not in json.dumps(sent(llm)[:-1])
