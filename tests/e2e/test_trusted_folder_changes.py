@@ -58,6 +58,11 @@ def test_the_users_own_turns_are_no_change(used, llm):
         r = runner("-c", "--user", "victim", "--no-memory", input=f"{text}\n", db=False)
         assert r.code == 0 and notices(r) == [], r.err
     assert "내 질문" in resumed(llm) and "둘째 질문" in resumed(llm)
+    for command in (("fork", "mine", "--user", "victim"), ("delete", "planted")):  # delete also VACUUMs
+        r = runner(*command, db=False)
+        assert r.code == 0 and notices(r) == [], r.err
+    r = runner("-c", "--user", "victim", "--no-memory", input="넷째 질문\n", db=False)
+    assert r.code == 0 and notices(r) == [], r.err
 
 
 def _planted_copy(tmp_path: Path, db: Path) -> Path:

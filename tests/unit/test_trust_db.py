@@ -64,8 +64,9 @@ async def _write(db: Path, thread: str, text: str, vacuum: bool = False) -> None
 
 
 def threads_of(db: Path) -> list[str]:
-    """What SQLite itself reads there now, -wal included (as -c would)."""
-    con = sqlite3.connect(db)
+    """What SQLite itself reads there now, -wal included (as -c would); read-only: nothing is
+    folded into the main file by this look."""
+    con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
     try:
         return [r[0] for r in con.execute("SELECT thread_id FROM threads ORDER BY thread_id")]
     finally:
