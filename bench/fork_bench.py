@@ -44,7 +44,7 @@ async def case(llm: LLMStub, db: str, turns: int, repeat: int) -> list[list[str]
             forks, opens, sent = [], [], set()
             for _ in range(repeat):
                 started = time.perf_counter()
-                new = await fork_thread(s.store, "prepared", at=at, new_id=f"q-{uuid.uuid4().hex[:8]}")
+                new = await fork_thread(s.store, "prepared", owner=s.threads.user, at=at, new_id=f"q-{uuid.uuid4().hex[:8]}")
                 forks.append(time.perf_counter() - started)
                 started = time.perf_counter()
                 await s.open(new)

@@ -139,7 +139,7 @@ async def run_policy(policy: str, conv: Imported, questions: list[Question], run
         lang = conv.lang
         for i, q in enumerate(questions):
             # a fork at the last turn copies the prepared checkpoint: every question gets these bytes
-            fork = await fork_thread(store, tid, new_id=f"{tid}-q{i}")
+            fork = await fork_thread(store, tid, owner=session.threads.user, new_id=f"{tid}-q{i}")
             await session.open(fork)
             answer, done = "", None
             async for ev in session.turn(f"{q.question} {INSTRUCTION[lang]}"):

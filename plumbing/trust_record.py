@@ -36,17 +36,56 @@ def sha256_bytes(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
-def read_regular(path: Path, limit: int | None = None) -> bytes | None:
-    """The bytes of a regular file (symlinks followed), None when absent or not a regular file;
-    with `limit`, None too when it is larger (the caller then keys on `stat_identity`)."""
+def open_regular(path: str | os.PathLike) -> int | None:
+    """A read-only fd of the regular file at `path` (symlinks followed), None when absent,
+    unreadable or anything else: a FIFO, a device or a folder is never opened for reading, and
+    the open never blocks (O_NONBLOCK: a FIFO swapped in after the check is not waited on)."""
     try:
-        with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not _regular(st.st_mode) or (limit is not None and st.st_size > limit):
+        if not _regular(os.stat(path).st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if _regular(os.fstat(fd).st_mode):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def read_regular(path: Path, limit: int | None = None) -> bytes | None:
+    """The bytes of a regular file (symlinks followed, opened without blocking), None when absent
+    or not a regular file; with `limit`, None too when it is larger (the caller then keys on
+    `stat_identity`)."""
+    fd = open_regular(path)
+    if fd is None:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            if limit is not None and os.fstat(f.fileno()).st_size > limit:
                 return None
             return f.read()
     except OSError:
         return None
+
+
+def sha256_file(path: str | os.PathLike) -> tuple[str | None, os.stat_result | None]:
+    """(hex sha256 of a regular file's bytes, read in pieces, and its status), or (None, None)
+    when there is none; what is not a regular file hashes as the marker "not-a-file"."""
+    fd = open_regular(path)
+    if fd is None:
+        return (hashlib.sha256(b"not-a-file").hexdigest(), None) if os.path.lexists(path) else (None, None)
+    h = hashlib.sha256()
+    try:
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            while chunk := f.read(1 << 20):
+                h.update(chunk)
+    except OSError:
+        return None, None
+    return h.hexdigest(), st
 
 
 def stat_identity(path: Path) -> str | None:

@@ -147,6 +147,11 @@ def mask(text: str, replacement: str = MASK, extra: Iterable[str] = ()) -> str:
     return (Redactor([*known(), *extra]) if extra else redactor())(text, replacement)
 
 
+def holds_secret(text: str) -> bool:
+    """Would `mask` change `text`: it holds a known secret, or a long enough run of one."""
+    return mask(text) != text
+
+
 def mask_value(value: Any, extra: Iterable[str] = ()) -> Any:
     """`value` with `mask` applied to every string inside it: dicts (values, not keys), lists,
     tuples and LangChain messages (a copy; the same object when nothing changed)."""

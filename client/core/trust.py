@@ -10,14 +10,20 @@ All of it is used only once the user trusted the folder as it is now. The rules:
   one with only an API key: an attacker's key sends the user's conversation to their account.
 - Trust is remembered per user (plumbing/trust_record.py) as a Record: the folder's real path,
   the sha256 of its `.env` bytes (None: no .env), a digest of every file its values name (None:
-  named but absent) and the database's identity (DbId). Any difference asks again.
+  named but absent) and the database's content (DbSeal). Any difference asks again.
 - A named file's digest is its content's sha256; a SQLite file (it changes as it is used) and
-  one over BIG_FILE bytes are keyed on their identity instead (FileDigest in client/engine/trust.py).
-- The database's identity is its device and inode (a file moved, unpacked or checked out in its
-  place is another inode) and the first row of our own migration record (version, name and the
-  time it was applied, to the microsecond: written once when the database was created, kept by
-  every write, VACUUM and upgrade, and not in a database made elsewhere, even one copied over
-  the same inode with `cp`).
+  one over BIG_FILE bytes are keyed on their identity instead (`file_digest` in client/engine/trust.py).
+- The database is trusted by content, never by a number the file system reuses (ext4 gives a
+  file that `git pull` or `git checkout` puts in its place the inode just freed): the sha256 of
+  the main file and of its `-wal`, `-shm` and `-journal` (each present or not). The client's own
+  writes move the record along: the last client to close a database it opened as trusted seals
+  what it leaves (client/engine/trust_db.py `sealer`). While another client of this user has the
+  database open (its lock file is this user's and held) its writes are under way: then the main
+  file being the one sealed (device and inode, pinned by that client) counts as the same.
+- A value naming an existing file outside the folder is used only when that file is a regular
+  file of this user's (or root's) that no one else may write; one in the folder only when it is a
+  regular file (a FIFO would hold whoever reads it). `unusable` lists the others, and a folder with
+  any is not used (trusting it cannot help: another user can rewrite the file).
 - The per-user config (`$XDG_CONFIG_HOME/mcp-chat/.env`, `mcp.json`) and real environment
   variables are the user's own: always used. A trusted folder's `.env` still comes before the
   per-user one (real environment first), as it always did.
@@ -49,12 +55,24 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
 
 
 @dataclass(frozen=True)
-class DbId:
-    """A database file's identity (see the module docstring)."""
+class DbSeal:
+    """A folder database's content (see the module docstring) and which file its main one is."""
 
-    dev: int
-    ino: int
-    origin: str | None = None  # digest of the first migration row; None: no record of ours (yet)
+    path: str
+    sha256: str | None  # of the main file and its -wal, -shm, -journal; None: no database file
+    dev: int = 0
+    ino: int = 0
+    stats: str = ""  # the four files' status when hashed (mode, inode, size, mtime, ctime): unchanged, not read again
+
+
+def same_db(was: DbSeal | None, now: DbSeal | None, in_use: bool = False) -> bool:
+    """Is the database what the user trusted? The same content; or, while another client of this
+    user has it open (`in_use`), the same main file that was sealed."""
+    if was is None or now is None:
+        return was is None and now is None
+    if was.sha256 == now.sha256:  # the status is no part of it: the same bytes in another file are the same
+        return True
+    return in_use and now.sha256 is not None and (was.dev, was.ino) == (now.dev, now.ino) != (0, 0)
 
 
 @dataclass(frozen=True)
@@ -66,7 +84,9 @@ class Offer:
     env: tuple[tuple[str, str], ...] = ()  # the variables it would set (not already set), in file order
     db: str | None = None  # the database in the folder that would be used
     files: tuple[tuple[str, str | None], ...] = ()  # files the .env names in the folder: (path, digest; None: absent)
-    db_id: DbId | None = None
+    db_seal: DbSeal | None = None  # the database's content now (None: no database offered)
+    db_in_use: bool = False  # another client of this user has it open now
+    unusable: tuple[tuple[str, str], ...] = ()  # files the .env names that may never be used: (path, why)
 
     @property
     def empty(self) -> bool:
@@ -80,11 +100,11 @@ class Record:
     folder: str
     env_sha256: str | None
     files: tuple[tuple[str, str | None], ...] = ()
-    db: DbId | None = None
+    db: DbSeal | None = None
 
 
 def record_of(o: Offer) -> Record:
-    return Record(o.folder, o.env_sha256, o.files, o.db_id if o.db is not None else None)
+    return Record(o.folder, o.env_sha256, o.files, o.db_seal if o.db is not None else None)
 
 
 def changes(o: Offer, rec: Record | None) -> list[str] | None:
@@ -94,7 +114,7 @@ def changes(o: Offer, rec: Record | None) -> list[str] | None:
     out = [".env"] if rec.env_sha256 != o.env_sha256 else []
     was = dict(rec.files)
     out += [path for path, digest in o.files if was.get(path) != digest]  # never recorded and absent: the same
-    if o.db is not None and (rec.db is None or rec.db != o.db_id):
+    if o.db is not None and not same_db(rec.db, o.db_seal, o.db_in_use):
         out.append(o.db)
     return out
 
@@ -107,10 +127,12 @@ def trusted(o: Offer, records: Iterable[Record]) -> bool:
 
 
 def offer(folder: str, env_digest: str | None, env_values: Mapping[str, str | None], real_env: Iterable[str],
-          db: str | None = None, files: Iterable[tuple[str, str | None]] = (), db_id: DbId | None = None) -> Offer:
+          db: str | None = None, files: Iterable[tuple[str, str | None]] = (), db_seal: DbSeal | None = None,
+          db_in_use: bool = False, unusable: Iterable[tuple[str, str]] = ()) -> Offer:
     """`env_values`: the folder .env parsed; `real_env`: names the real environment sets; `db`:
     the database in the folder when it would be used, else None."""
-    return Offer(folder, env_digest, used_env(env_values, real_env), db, tuple(files), db_id)
+    return Offer(folder, env_digest, used_env(env_values, real_env), db, tuple(files), db_seal, db_in_use,
+                 tuple(unusable))
 
 
 def used_env(env_values: Mapping[str, str | None], real_env: Iterable[str]) -> tuple[tuple[str, str], ...]:

@@ -1,14 +1,18 @@
 """Fork and rewind over the store alone (no model, no session): what `mcp-chat fork`, `/fork`,
 `-r ID --fork` and `/rewind` do to the database, and the API a bench uses to fork a prepared thread.
 
-    new_id = await fork_thread(store, "prepared", at=12, new_id="q-17")
+    new_id = await fork_thread(store, "prepared", owner="bench", at=12, new_id="q-17")
 
 A fork is a new thread holding the source's first N turns: its transcript and usage rows up to
 turn N, its lineage (`threads` shows it) and a memory watermark at N (the source folds those turns
 into memory, the fork only its own). Forked at its last turn, the fork gets the source's working
 context exactly (its latest checkpoint, copied); at an earlier turn, the context is rebuilt from the
 transcript when the fork is first opened (client/core/forks.py `context_at`, Threads.open). Both
-are the same bytes every time. A rewind moves a thread's last turns into a new thread (kind
+are the same bytes every time. A fork belongs to whoever made it (`owner`), whoever owned the
+source: what is said in it never reaches the source owner's -c, first screen or memory, and the
+source's turns are never folded into the fork owner's memory (its watermark starts at the fork
+point). The callers say so when the source was another user's. A new thread's id holds no known
+secret (`check_new_id`): an id is written in every row and printed. A rewind moves a thread's last turns into a new thread (kind
 "rewind") and cuts the thread back to the turn before them.
 """
 
@@ -22,6 +26,7 @@ from typing import AsyncIterator, Protocol, Sequence
 from langchain_core.messages import BaseMessage
 
 from client.core.config import THREAD_ID_RE
+from client.core.secrets import holds_secret
 from client.core.forks import Item, context_at, rewind_watermark, rewound_items, tools_run
 from client.core.memory.policy import Bullet
 from client.engine.store.base import ForkRow, StoreError, ThreadInfo
@@ -68,13 +73,21 @@ async def claimed(store: ForkStore, thread_id: str) -> AsyncIterator[None]:
             await store.unlock_thread(thread_id)
 
 
-async def fork_thread(store: ForkStore, source: str, *, at: int | None = None, new_id: str | None = None) -> str:
-    """A new thread holding `source`'s first `at` turns (default: all); returns its id (`new_id`
-    when given, which must be free). `source` is unchanged. StoreError: no_thread, thread_busy
-    (open in another client), thread_exists, fork_bad_turn, bad_thread_id."""
-    target = new_id or uuid.uuid4().hex
-    if not THREAD_ID_RE.match(target):
+def check_new_id(thread_id: str) -> None:
+    """A new thread's id: the id pattern, and no known secret in it (masked it would be another id)."""
+    if not THREAD_ID_RE.match(thread_id):
         raise StoreError("bad_thread_id")
+    if holds_secret(thread_id):
+        raise StoreError("thread_id_secret")
+
+
+async def fork_thread(store: ForkStore, source: str, *, owner: str, at: int | None = None,
+                      new_id: str | None = None) -> str:
+    """A new thread of `owner`'s holding `source`'s first `at` turns (default: all); returns its id
+    (`new_id` when given, which must be free). `source` is unchanged. StoreError: no_thread,
+    thread_busy (open in another client), thread_exists, fork_bad_turn, bad_thread_id, thread_id_secret."""
+    target = new_id or uuid.uuid4().hex
+    check_new_id(target)
     async with claimed(store, source):
         info = await store.get_thread(source)
         if info is None or not info.turns:
@@ -84,7 +97,7 @@ async def fork_thread(store: ForkStore, source: str, *, at: int | None = None, n
             raise StoreError("fork_bad_turn", id=source, n=n, turns=info.turns)
         async with claimed(store, target):
             await _must_be_free(store, target)
-            await store.copy_thread(ForkRow(source, target, n))
+            await store.copy_thread(ForkRow(source, target, n, owner))
             if n == info.turns:  # the context exactly as it is; earlier: rebuilt when first opened
                 await store.copy_checkpoint(source, target)
     return target
@@ -107,7 +120,7 @@ async def rewind_thread(store: ForkStore, thread_id: str, n: int = 1, *, backup_
         folded = await store.memory_turn(thread_id)
         async with claimed(store, backup):
             await _must_be_free(store, backup)
-            await store.copy_thread(ForkRow(thread_id, backup, info.turns, kind="rewind", parent_turn=keep,
+            await store.copy_thread(ForkRow(thread_id, backup, info.turns, info.user_name, kind="rewind", parent_turn=keep,
                                             memory_turn=rewind_watermark(folded, keep, info.turns),
                                             updated_at=info.updated_at))  # not "more recent" than the thread
             await store.copy_checkpoint(thread_id, backup)  # resumed, it goes on where the user was

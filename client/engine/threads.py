@@ -20,7 +20,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from client.core.context.quality import cut_loop
 from client.core.context.turns import is_synthetic, text_of, with_ids
 from client.core.forks import COVERS, context_at, mark_covers
-from client.engine.forks import ForkStore, Rewound, fork_thread, rewind_thread
+from client.engine.forks import ForkStore, Rewound, check_new_id, fork_thread, rewind_thread
 from client.engine.store import StoreError, ThreadInfo, TurnUsage
 
 if TYPE_CHECKING:
@@ -75,6 +75,7 @@ class Threads:
         StoreError("thread_busy")."""
         new_id = thread_id or uuid.uuid4().hex
         state = await self.state(new_id)  # a tampered checkpoint is refused now, nothing switched
+        await self.check_open(new_id, state)
         if new_id != self.id:
             if not await self.store.lock_thread(new_id):
                 raise StoreError("thread_busy", id=new_id)
@@ -87,6 +88,17 @@ class Threads:
             if rows:
                 await self.replace(context_at(rows, info.turns))
         return info is not None or bool(state)  # state only: a thread from an older client
+
+    async def check_open(self, thread_id: str, state: list[BaseMessage]) -> None:
+        """A thread is written by its owner only (another user's words would reach the owner's -c
+        and memory): another user's is refused, naming them (a fork of it is the caller's own).
+        A thread stored without an owner (an older client's) is anyone's. A new thread's id holds
+        no known secret (client/engine/forks.py `check_new_id`)."""
+        info = await self.store.get_thread(thread_id)
+        if info is not None and info.user_name and info.user_name != self.user:
+            raise StoreError("thread_not_yours", id=thread_id, owner=info.user_name)
+        if info is None and not state:
+            check_new_id(thread_id)
 
     async def drop_if_empty(self) -> bool:
         """The open thread, left without a turn (its first turn cancelled, /compact at once): every
@@ -194,9 +206,9 @@ class Threads:
 
     # -- fork and rewind (client/engine/forks.py) ------------------------------------------
     async def fork(self, source: str | None = None, *, at: int | None = None, new_id: str | None = None) -> str:
-        """A new thread holding the first `at` turns (default: all) of `source` (default: this one);
-        returns its id. Nothing is opened: the caller switches to it."""
-        return await fork_thread(self.store, source or self.id, at=at, new_id=new_id)
+        """A new thread of this user's holding the first `at` turns (default: all) of `source` (default:
+        this one, which may be another user's); returns its id. Nothing is opened: the caller switches to it."""
+        return await fork_thread(self.store, source or self.id, owner=self.user, at=at, new_id=new_id)
 
     async def rewind(self, n: int = 1) -> Rewound:
         """This thread's last `n` turns leave what the model sees next (they are kept in

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from client.ui import i18n
 from client.core.config import THREAD_ID_RE, ConfigError, Settings
-from client.ui.options import add_chat_options, add_common_options, add_db_option, resolve, resolve_db, resolve_lang
+from client.ui.options import add_chat_options, add_common_options, add_db_option, resolve, resolve_db, resolve_lang, resolve_user
 from client.ui.i18n import t, tr
 from client.ui import early_prompt, import_command, thread_args
 from client.ui.parser import Parser as _Parser
@@ -220,7 +220,7 @@ def dispatch(args: argparse.Namespace) -> int:
         if args.cmd == "fork":
             if args.name is not None and not THREAD_ID_RE.match(args.name):
                 raise ConfigError("bad_thread_id")
-            return asyncio.run(tc.run_fork(resolve_db(args), args.thread, args.at, args.name))
+            return asyncio.run(tc.run_fork(resolve_db(args), args.thread, args.at, args.name, resolve_user(args)))
         return asyncio.run(tc.run_delete(resolve_db(args), args.thread))
     if args.cmd == "import":
         return asyncio.run(import_command.dispatch(args, resolve_db(args)))

@@ -439,6 +439,7 @@ from client.ui.i18n_picker import EN as _EN_PICK, KO as _KO_PICK  # noqa: E402 -
 from client.ui.i18n_fork import EN as _EN_FORK, KO as _KO_FORK  # noqa: E402 - fork, rewind
 from client.ui.i18n_import import EN as _EN_IMPORT, KO as _KO_IMPORT  # noqa: E402 - mcp-chat import
 from client.ui.i18n_servers import EN as _EN_SERVERS, KO as _KO_SERVERS  # noqa: E402 - /mcp, servers starting
+from client.ui.i18n_owner import EN as _EN_OWNER, KO as _KO_OWNER  # noqa: E402 - owners, lock files
 
 KO.update(_KO_MCP)
 EN.update(_EN_MCP)
@@ -456,6 +457,8 @@ KO.update(_KO_IMPORT)
 EN.update(_EN_IMPORT)
 KO.update(_KO_SERVERS)
 EN.update(_EN_SERVERS)
+KO.update(_KO_OWNER)
+EN.update(_EN_OWNER)
 TABLES = {"ko": KO, "en": EN}
 _lang = "ko"
 

@@ -101,10 +101,15 @@ def add_user_option(p: argparse.ArgumentParser) -> None:
     _opt(p, "--user", env="MCP_CHAT_USER", metavar="NAME", help=tr("장기 기억의 주인 (env MCP_CHAT_USER, 기본: OS 사용자)", "owner of long-term memory (env MCP_CHAT_USER, default: the OS user)"))
 
 
+def resolve_user(args: argparse.Namespace) -> str:
+    """--user, MCP_CHAT_USER, or the OS user: who owns what a command makes (a chat's, a fork's, an import's threads)."""
+    return value(args, "user") or _os_user()
+
+
 def import_identity(args: argparse.Namespace) -> tuple[str, str]:
     """`mcp-chat import`: the owner of the new threads and their system prompt (the built-in one,
     or MCP_CHAT_SYSTEM_PROMPT / MCP_CHAT_APPEND_SYSTEM_PROMPT), as a new chat would have them."""
-    return value(args, "user") or _os_user(), _system_prompt(args, Settings().system_prompt)
+    return resolve_user(args), _system_prompt(args, Settings().system_prompt)
 
 
 def add_common_options(p: argparse.ArgumentParser) -> None:
@@ -246,7 +251,7 @@ def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Set
         resume=resume, interactive=interactive, system_prompt=_system_prompt(args, defaults.system_prompt),
         server_urls=server_urls, mcp_config=mcp_config, with_search=bool(args.with_search),
         context=ContextSettings(strategy, max_turns, summary_after or 5),  # type: ignore[arg-type]
-        user=value(args, "user") or _os_user(), memory=not args.no_memory,
+        user=resolve_user(args), memory=not args.no_memory,
         memory_threshold=defaults.memory_threshold if threshold is None else threshold,
         memory_top_k=defaults.memory_top_k if top_k is None else top_k,
         memory_scorer=value(args, "memory_scorer", choices=MEMORY_SCORERS) or "local",

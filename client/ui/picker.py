@@ -1,7 +1,7 @@
 """Which thread a chat starts on: --thread, --new, -c, -r [ID], or the picker at a terminal.
 
 At a terminal with none of them the first screen explains itself: one line on what a session
-is, the recent sessions (number, title, age, turns, id) and the contract's question; a number,
+is, this user's recent sessions (number, title, age, turns, id) and the contract's question; a number,
 an id or a unique id prefix resumes one, Enter starts a new one. With no stored session a new
 one starts at once. Piped input is never read as an id: a new session, every line a message.
 """
@@ -50,7 +50,7 @@ class ThreadChooser:
     async def latest(self) -> str | None:
         """This user's most recently active thread that has turns (-c)."""
         for th in await self.threads.list():  # newest first, only threads with turns
-            if th.user_name == self.s.user:
+            if th.user_name == self.s.user:  # not one without an owner: -c never guesses
                 return th.thread_id
         return None
 
@@ -63,7 +63,7 @@ class ThreadChooser:
         raise StoreError("no_thread", id=ref)
 
     async def pick(self, asked: bool) -> str | None:
-        found = await self.threads.list()
+        found = [th for th in await self.threads.list() if mine(th, self.s.user)]
         if not found:
             if asked:
                 self.r.info(t("pick_none"))
@@ -111,6 +111,12 @@ class ThreadChooser:
         if text.isdigit():
             return None, t("pick_bad_number", n=text)
         return text, ""
+
+
+def mine(th: ThreadInfo, user: str) -> bool:
+    """The first screen lists this user's threads (and an older client's, which have no owner):
+    another user's would be refused when picked (client/engine/threads.py `check_open`)."""
+    return th.user_name in (user, "")
 
 
 def pad(text: str, width: int) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from client.ui.i18n import tr
-from client.ui.options import add_db_option
+from client.ui.options import add_db_option, add_user_option
 
 
 def _turn_number(text: str) -> int:
@@ -35,4 +35,5 @@ def add_commands(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> 
     fo.add_argument("--at", type=_turn_number, metavar="N", help=tr("처음 N턴까지 (기본: 전부)", "up to turn N (default: all)"))
     fo.add_argument("--name", metavar="NEW", help=tr("새 세션의 ID (기본: 새로 만든 ID)", "the new session's id (default: a generated one)"))
     add_db_option(fo)
+    add_user_option(fo)  # the new session is theirs
     return th, ex, de, fo

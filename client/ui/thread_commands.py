@@ -114,21 +114,28 @@ async def run_delete(db: str, thread: str) -> int:
     return EXIT_OK
 
 
-async def run_fork(db: str, thread: str, at: int | None, name: str | None) -> int:
-    """`mcp-chat fork ID [--at N] [--name NEW]`: the new thread's id on stdout (for scripts), a line
-    on how to go on in it on stderr (client/engine/forks.py does the work)."""
+async def run_fork(db: str, thread: str, at: int | None, name: str | None, user: str) -> int:
+    """`mcp-chat fork ID [--at N] [--name NEW] [--user NAME]`: the new thread (`user`'s) id on stdout
+    (for scripts), a line on how to go on in it on stderr, and one on whose the source was when it
+    was another user's (client/engine/forks.py does the work)."""
     if _missing_file(db):
         raise StoreError("no_thread", id=thread)
     from client.engine.forks import fork_thread
     from client.engine.store import open_store
 
+    learn_secrets(db)  # a --name holding one is refused
     store = await open_store(db)
     try:
         thread = await resolve_ref(store, thread)
-        new = await fork_thread(store, thread, at=at, new_id=name)
+        source = await store.get_thread(thread)
+        new = await fork_thread(store, thread, owner=user, at=at, new_id=name)
         info = await store.get_thread(new)
         print(new, flush=True)
         print(t("forked_cli", src=thread, n=info.parent_turn if info else at, id=new), file=sys.stderr)
+        if source is not None and source.user_name not in ("", user):  # whose it was: never silent
+            from client.ui.safe_text import screen
+
+            print(screen(t("forked_other_owner", owner=source.user_name, user=user)), file=sys.stderr)
     finally:
         await store.close()
     return EXIT_OK

@@ -17,7 +17,7 @@ from typing import Iterable
 
 from client.core.config import YES_WORDS, ConfigError
 from client.core.paths import user_env_file
-from client.core.trust import HARMLESS_SHOWN, Offer, Record, changes, ordered, shown_value
+from client.core.trust import HARMLESS_SHOWN, Offer, Record, changes, ordered, record_of, shown_value
 from client.ui.i18n import t
 
 
@@ -34,14 +34,16 @@ def load_user_env() -> None:
 def settle(db_option: str | None, real_env: Iterable[str]) -> bool:
     """Use the working folder's offer if it is trusted as it is now (asking at a terminal).
     Returns whether a database in it may be the default one. `real_env`: the names set before any .env."""
-    from client.engine.trust import load_records, save_records, trusting, with_record
+    from client.engine.trust import load_records, update, with_record
 
     chosen = bool(db_option or os.environ.get("CHECKPOINT_DB", "").strip())
-    records = load_records()
     real = os.path.realpath(Path.cwd())
-    known = next((r for r in records if r.folder == real), None)
+    known = next((r for r in load_records() if r.folder == real), None)
     o = _offer(Path.cwd(), real_env, chosen, known)
     if o.empty:
+        return False
+    if o.unusable:  # no answer makes it safe: one line, at a terminal too
+        print(_unusable(o), file=sys.stderr, flush=True)
         return False
     changed = changes(o, known)
     if changed == []:
@@ -54,7 +56,7 @@ def settle(db_option: str | None, real_env: Iterable[str]) -> bool:
     if not ask(o, changed):
         print(t("trust_declined"), file=sys.stderr, flush=True)
         return False
-    err = save_records(with_record(records, trusting(o)))
+    err = update(lambda records: with_record(records, record_of(o)))
     if err:
         print(t("trust_save_failed", err=_clean(err)), file=sys.stderr, flush=True)
     apply(o)
@@ -103,23 +105,25 @@ def describe(o: Offer, changed: list[str] | None = None) -> list[str]:
 
 def run_trust(folder: str, revoke: bool, real_env: Iterable[str]) -> int:
     """`mcp-chat trust [DIR]` / `mcp-chat trust --revoke [DIR]`."""
-    from client.engine.trust import load_records, save_records, trusting, with_record, without
+    from client.engine.trust import load_records, update, with_record, without
 
     path = Path(folder or ".")
     if not path.is_dir():
         raise ConfigError("trust_no_folder", path=_clean(folder))
     real = os.path.realpath(path)
-    records = load_records()
     if revoke:
-        kept = without(records, real)
-        err = save_records(kept) if len(kept) != len(records) else None
+        was = any(r.folder == real for r in load_records())
+        err = update(lambda records: without(records, real)) if was else None
         if err:
             print(t("trust_save_failed", err=_clean(err)), file=sys.stderr)
             return 1
-        print(t("trust_revoked" if len(kept) != len(records) else "trust_was_not", folder=_clean(real)))
+        print(t("trust_revoked" if was else "trust_was_not", folder=_clean(real)))
         return 0
     o = _offer(path, real_env, db_chosen=False)
-    err = save_records(with_record(records, trusting(o)))
+    if o.unusable:
+        print(_unusable(o), file=sys.stderr)
+        return 1
+    err = update(lambda records: with_record(records, record_of(o)))
     if err:
         print(t("trust_save_failed", err=_clean(err)), file=sys.stderr)
         return 1
@@ -139,6 +143,12 @@ def _offer(folder: Path, real_env: Iterable[str], db_chosen: bool, known: Record
         if "path" in e.fmt:
             e.fmt["path"] = _clean(str(e.fmt["path"]))
         raise
+
+
+def _unusable(o: Offer) -> str:
+    """One line: the folder is not used, for the first file it names that may not be used, and why."""
+    path, why = o.unusable[0]
+    return t("trust_unusable", folder=_clean(o.folder), path=_clean(path), why=t("trust_why_" + why))
 
 
 def _what(o: Offer) -> str:

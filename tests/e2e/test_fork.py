@@ -72,7 +72,7 @@ async def test_a_fork_at_turn_n_sends_what_the_original_sent_at_turn_n_plus_1(db
     assert any(users(q)[0] == "지금까지의 대화를 요약해 주세요." for q in sent)  # the thread has summaries
     src_rows = await rows(s, "src")
     for n in (1, 2, 4, 5):
-        new = await fork_thread(s.store, "src", at=n)
+        new = await fork_thread(s.store, "src", owner=s.threads.user, at=n)
         await s.open(new)
         await settled(s)  # the previous thread's background summary is counted before, never during, the turn
         summaries = len(llm.summary_requests())
@@ -93,8 +93,8 @@ async def test_a_fork_at_the_end_copies_the_context_and_forks_of_forks_hold_thei
     await s.open(f1)
     assert [m.model_dump() for m in await s.threads.state()] == [m.model_dump() for m in src_state]
     [in_f1] = await play(s, llm, ["포크 하나의 질문"])
-    f2 = await fork_thread(s.store, f1)  # a fork of the fork, at its end
-    f3 = await fork_thread(s.store, f1, at=2)  # and at an earlier turn
+    f2 = await fork_thread(s.store, f1, owner=s.threads.user)  # a fork of the fork, at its end
+    f3 = await fork_thread(s.store, f1, owner=s.threads.user, at=2)  # and at an earlier turn
     await s.open(f2)
     [in_f2] = await play(s, llm, ["포크 둘의 질문"])
     assert users(in_f2) == users(in_f1) + ["포크 둘의 질문"]  # its source's own turn, not the original's later ones
@@ -272,7 +272,7 @@ async def test_deleting_a_fork_leaves_its_sources_memory(db_url, llm, sessions):
     await run_turn(s, "나는 채식주의자야")
     await s.end()
     before = await s.store.memory_list("kim")
-    fork = await fork_thread(s.store, "src")
+    fork = await fork_thread(s.store, "src", owner=s.threads.user)
     await s.threads.delete(fork)
     assert await s.store.memory_list("kim") == before
 
@@ -312,10 +312,10 @@ async def test_fork_refusals(db_url, llm, sessions):
     for kwargs, key in (({"at": 2}, "fork_bad_turn"), ({"at": 0}, "fork_bad_turn"), ({"new_id": "src"}, "thread_exists"),
                         ({"new_id": "bad id"}, "bad_thread_id")):
         with pytest.raises(StoreError) as e:
-            await fork_thread(s.store, "src", **kwargs)
+            await fork_thread(s.store, "src", owner=s.threads.user, **kwargs)
         assert e.value.key == key, kwargs
     with pytest.raises(StoreError) as e:
-        await fork_thread(s.store, "missing")
+        await fork_thread(s.store, "missing", owner=s.threads.user)
     assert e.value.key == "no_thread"
-    assert await fork_thread(s.store, "src", new_id="named") == "named"
+    assert await fork_thread(s.store, "src", owner=s.threads.user, new_id="named") == "named"
     assert [th.thread_id for th in await s.threads.list()].count("named") == 1

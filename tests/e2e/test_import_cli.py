@@ -24,7 +24,7 @@ def test_import_locomo_then_chat_on_it(cli, llm, tmp_path):
     assert r.code == 0, r.err
     msgs = llm.chat_requests()[-1]["messages"]
     assert msgs[1]["content"].startswith("[Session 1 · 10:00 am on 3 March, 2024]")
-    assert "the user is Ada and the assistant is Ben" in msgs[0]["content"]
+    assert 'the user is "Ada" and the assistant is "Ben"' in msgs[0]["content"]
 
 
 @pytest.mark.sqlite_only

@@ -49,7 +49,7 @@ async def test_a_locomo_conversation_is_the_next_turns_context(session, llm):
     await run_turn(s, "What is the name of Ada's cat?")
     msgs = sent(llm)
     assert [m["role"] for m in msgs].count("system") == 1 and msgs[0]["role"] == "system"
-    assert "the user is Ada and the assistant is Ben" in msgs[0]["content"]
+    assert 'the user is "Ada" and the assistant is "Ben"' in msgs[0]["content"]
     assert msgs[1] == {"role": "user", "content": conv.messages[0].content}
     assert msgs[1]["content"].startswith("[Session 1 · 10:00 am on 3 March, 2024]")
     assert any("[shares a photo: a photo of a grey cat on a sofa]" in m["content"] for m in msgs)
@@ -99,7 +99,7 @@ async def test_copies_of_a_thread_never_see_each_others_answers(session, llm):
     await s.open(tid)
     prefixes = []
     for i, q in enumerate(["first question", "second question"]):
-        await s.open(await fork_thread(s.store, tid, new_id=f"{tid}-q{i}"))
+        await s.open(await fork_thread(s.store, tid, owner=s.threads.user, new_id=f"{tid}-q{i}"))
         await run_turn(s, q)
         prefixes.append(sent(llm)[:-1])
         assert "first question" not in json.dumps(sent(llm)[:-1])

@@ -3,8 +3,8 @@ per-user record (client/engine/trust.py), the question (client/ui/trust.py descr
 record reader the search server shares (plumbing/trust_record.py).
 
 The folders play the attacker after the user trusted them: a `git pull` that changes only the
-file the .env names, a database copied (or `cp`-ed over the same inode) into the folder, a
-question padded with harmless lines to hide what decides what runs, a URL whose userinfo
+file the .env names, a database copied over the trusted one (the database by content, and the
+client's own writes: tests/unit/test_trust_db.py), a question padded with harmless lines to hide what decides what runs, a URL whose userinfo
 pretends to be a trusted host. Over 300 lines on purpose: one attacker per test, all sharing
 the folder builders at the top.
 """
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from client.core.trust import Record, changes, offer, shown_value, trusted
-from client.engine.trust import folder_offer, load_records, save_records, trusting, with_record, without
+from client.core.trust import Record, changes, offer, record_of, shown_value, trusted
+from client.engine.trust import folder_offer, load_records, save_records, with_record, without
 from plumbing.trust_record import trusted_env
 
 HOSTILE = b"MCP_CONFIG=./evil.json\nMCP_CHAT_YES=1\nCLOVA_STUDIO_BASE_URL=http://127.0.0.1:9/v1\nLD_PRELOAD=./evil.so\n"
@@ -37,7 +37,7 @@ def hostile_folder(tmp_path: Path, env: bytes = HOSTILE, db: bool = True) -> Pat
 
 def trust_now(folder: Path, records: list[Record] | None = None) -> list[Record]:
     """What answering y records (client/ui/trust.py settle)."""
-    return with_record(records or [], trusting(folder_offer(folder, [], False)))
+    return with_record(records or [], record_of(folder_offer(folder, [], False)))
 
 
 def check(folder: Path, records: list[Record]) -> list[str] | None:
@@ -148,55 +148,6 @@ def _our_db(path: Path) -> None:
         await store.close()
 
     asyncio.run(make())
-
-
-async def _use(path: Path) -> None:
-    from langchain_core.messages import HumanMessage
-
-    from client.engine.store.sqlite import SqliteStore
-
-    store = await SqliteStore.open(str(path))
-    try:
-        await store.create_thread("t1", "me")
-        await store.append("t1", [HumanMessage("hello", id="m1")])
-        await store.vacuum()
-    finally:
-        await store.close()
-
-
-def test_a_database_copied_in_afterwards_asks_and_normal_use_does_not(tmp_path):
-    import asyncio
-
-    folder = hostile_folder(tmp_path, b"CLOVA_STUDIO_MODEL=HCX-007\n", db=False)
-    records = trust_now(folder)  # trusted without a database
-    db = folder / "checkpoint.db"
-    _our_db(tmp_path / "planted.db")
-    shutil.copy(tmp_path / "planted.db", db)  # copied in afterwards
-    assert check(folder, records) == [str(db.resolve())]
-    records = trust_now(folder, records)  # the user looked and said yes
-    asyncio.run(_use(db))  # our own writes and VACUUM keep its identity
-    assert check(folder, records) == []
-    _our_db(tmp_path / "planted2.db")
-    shutil.copyfile(tmp_path / "planted2.db", db)  # `cp` over it: the same inode, another database
-    assert check(folder, records) == [str(db.resolve())]
-    records = trust_now(folder, records)
-    os.replace(shutil.copy(db, tmp_path / "same.db"), db)  # the same bytes as another file (unpacked, checked out)
-    assert check(folder, records) == [str(db.resolve())]
-
-
-def test_a_database_the_folder_names_is_keyed_on_identity(tmp_path):
-    import asyncio
-
-    folder = hostile_folder(tmp_path, b"CHECKPOINT_DB=./data/chat.db\n", db=True)
-    (folder / "data").mkdir()
-    db = folder / "data" / "chat.db"
-    _our_db(db)
-    o = folder_offer(folder, [], False)
-    assert o.db == str(db.resolve()) and o.files == ()  # ./checkpoint.db is not the database then
-    records = trust_now(folder)
-    asyncio.run(_use(db))
-    assert check(folder, records) == []
-    assert folder_offer(hostile_folder(tmp_path, b"CHECKPOINT_DB=postgresql://u:p@h/db\n"), [], False).db is None
 
 
 def test_a_symlinked_folder_is_the_folder_it_points_to(tmp_path):

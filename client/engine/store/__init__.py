@@ -8,7 +8,8 @@ from client.engine.store.serde import TamperedCheckpoint
 async def open_store(url: str, *, readonly: bool = False) -> Store:
     """Open (and create or upgrade) the database named by a path or a postgresql:// URL.
     `readonly` (threads, export): a SQLite file is only read, never created, upgraded or
-    written (client/engine/store/sqlite_reader.py)."""
+    written (client/engine/store/sqlite_reader.py). A trusted folder's SQLite database that is
+    what the user trusted is sealed again when the last client closes it (client/engine/trust_db.py)."""
     if is_postgres_url(url):
         try:
             from client.engine.store.postgres import PostgresStore
@@ -20,8 +21,12 @@ async def open_store(url: str, *, readonly: bool = False) -> Store:
 
         return await SqliteReader.open(url)
     from client.engine.store.sqlite import SqliteStore
+    from client.engine.trust_db import sealer
 
-    return await SqliteStore.open(url)
+    seal = sealer(url)  # a trusted folder's database, as trusted: sealed again after our own writes
+    store = await SqliteStore.open(url)
+    store.at_last_close = seal
+    return store
 
 
 __all__ = ["Store", "StoreError", "TamperedCheckpoint", "ThreadInfo", "TurnUsage", "is_postgres_url", "mask_url", "open_store"]

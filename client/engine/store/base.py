@@ -41,12 +41,13 @@ class ThreadInfo:
 
 @dataclass(frozen=True)
 class ForkRow:
-    """A new thread made of `source`'s transcript up to turn `upto` (client/engine/forks.py decides
-    the lineage and memory watermark; the store copies)."""
+    """A new thread made of `source`'s transcript up to turn `upto`, owned by `owner` (client/engine/forks.py
+    decides the owner, lineage and memory watermark; the store copies)."""
 
     source: str
     target: str
     upto: int
+    owner: str  # the user who made it (a fork), or the source's owner (what a rewind takes back)
     kind: str = "fork"
     parent_turn: int | None = None  # default: upto
     memory_turn: int | None = None  # turns already folded into memory, by the source; default: upto
@@ -142,8 +143,8 @@ class Store(ABC):
     # -- fork and rewind (client/engine/forks.py) -------------------------------
     @abstractmethod
     async def copy_thread(self, fork: ForkRow) -> ThreadInfo:
-        """In one transaction: the target's thread row (lineage, memory watermark, the source's owner
-        and title) and copies of the source's transcript and usage rows of turns <= upto. Raises
+        """In one transaction: the target's thread row (its owner, lineage, memory watermark, the source's
+        title) and copies of the source's transcript and usage rows of turns <= upto. Raises
         StoreError("no_thread") for a missing source, StoreError("thread_exists") for a taken target."""
 
     async def copy_checkpoint(self, source: str, target: str) -> bool:
@@ -198,7 +199,8 @@ class Store(ABC):
         if info is None or not kids:
             return
         folded = await self.memory_turn(thread_id)
-        children = [Child(k.thread_id, k.parent_turn) for k in kids]
+        # memory stays its owner's: only a child of the same user takes items over, or folds turns
+        children = [Child(k.thread_id, k.parent_turn) for k in kids if k.user_name == info.user_name]
         items = [Item(b.id, tuple(b.sources)) for b in await self.thread_memory(thread_id) if b.id is not None]
         for who, ids in heirs(children, items, folded).items():
             await self.memory_move(ids, who)

@@ -48,9 +48,9 @@ class PgLineage:
         try:
             async with self.db.connection() as conn, conn.transaction():
                 cur = await conn.execute(
-                    f"INSERT INTO threads ({THREAD_COLS}, memory_turn) SELECT %s, user_name, title, LEAST(turns, %s), "
+                    f"INSERT INTO threads ({THREAD_COLS}, memory_turn) SELECT %s, %s, title, LEAST(turns, %s), "
                     "%s, %s, thread_id, %s, %s, %s FROM threads WHERE thread_id=%s",
-                    (fork.target, upto, now, fork.updated_at or now,
+                    (fork.target, fork.owner, upto, now, fork.updated_at or now,
                      upto if fork.parent_turn is None else fork.parent_turn, fork.kind,
                      upto if fork.memory_turn is None else fork.memory_turn, fork.source),
                 )

@@ -6,7 +6,7 @@ import asyncio
 import json
 import sqlite3
 import time
-from typing import Sequence
+from typing import Callable, Sequence
 
 import aiosqlite
 from langchain_core.messages import BaseMessage
@@ -30,6 +30,7 @@ class SqliteStore(SqliteLineage, Store):
         self.path = path
         self.conn: aiosqlite.Connection | None = None
         self.locks = FileLocks(path + "-lock")  # one client per thread (filelock.py)
+        self.at_last_close: Callable[[], None] | None = None  # run when this is the last client out (filelock.py)
 
     @classmethod
     async def open(cls, path: str) -> "SqliteStore":
@@ -73,9 +74,9 @@ class SqliteStore(SqliteLineage, Store):
 
     async def close(self) -> None:
         if self.conn is not None:
-            await self.conn.close()
+            await self.conn.close()  # the last connection folds the -wal in and removes it
             self.conn = None
-        self.locks.close()
+        self.locks.close(last=self.at_last_close)
 
     async def lock_thread(self, thread_id: str) -> bool:
         return self.locks.lock(thread_id)

@@ -35,9 +35,9 @@ class SqliteLineage:
         async with self.checkpointer.lock:
             try:
                 n = await self._run(
-                    f"INSERT INTO threads ({THREAD_COLS}, memory_turn) SELECT ?, user_name, title, MIN(turns, ?), ?, ?, "
+                    f"INSERT INTO threads ({THREAD_COLS}, memory_turn) SELECT ?, ?, title, MIN(turns, ?), ?, ?, "
                     "thread_id, ?, ?, ? FROM threads WHERE thread_id=?",
-                    (fork.target, upto, now, fork.updated_at or now,
+                    (fork.target, fork.owner, upto, now, fork.updated_at or now,
                      upto if fork.parent_turn is None else fork.parent_turn, fork.kind,
                      upto if fork.memory_turn is None else fork.memory_turn, fork.source),
                 )
