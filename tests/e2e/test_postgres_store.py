@@ -43,7 +43,7 @@ async def test_setup_is_idempotent_and_recorded(db_url):
     for _ in range(2):
         store = await open_store(db_url)
         await store.close()
-    assert [r[0] for r in query(db_url, "SELECT version FROM schema_migrations ORDER BY version")] == [1, 2, 3]
+    assert [r[0] for r in query(db_url, "SELECT version FROM schema_migrations ORDER BY version")] == [1, 2, 3, 4]
 
 
 async def test_another_programs_tables_are_never_migrated(db_url):
@@ -73,7 +73,7 @@ def test_first_setup_by_several_processes_at_once(db_url):
     for p in procs:
         _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
-    assert [r[0] for r in query(db_url, "SELECT version FROM schema_migrations ORDER BY version")] == [1, 2, 3]
+    assert [r[0] for r in query(db_url, "SELECT version FROM schema_migrations ORDER BY version")] == [1, 2, 3, 4]
 
 
 async def test_transcript_turns_title_and_known_ids(db_url):
