@@ -61,7 +61,7 @@ _ENGLISH = frozenset("find make go source export head tail touch kill free clear
 _FUNCTION_WORDS = re.compile(r"\b(?:i|i'm|my|we|our|you|is|are|was|the|a|an|to|for|with|and|of|in|on|it|this|that|me)\b", re.I)
 _SHELLISH = re.compile(r"(?:^|\s)--?[A-Za-z][\w-]*|&&|\|\||\s\|\s|\s>>?\s?\S|\$\(|`|\$\{?\w|(?:^|\s)(?:\.{0,2}/|~/)\S*"
                        r"|\S+\.(?:py|js|ts|sh|txt|json|toml|ya?ml|cfg|ini|lock|md|c|h|go|rs|java|rb|php|sql|log|csv|env|tar|gz|zip)\b"
-                       r"|(?:^|\s)[A-Za-z_][A-Za-z0-9_]*=\S|\s\S+@\S+:|\s\.(?:\s|$)|\s-$")
+                       r"|(?:^|\s)[A-Za-z_][A-Za-z0-9_]*=\S|\s\S+@\S+:|\s\.\.?(?:\s|$)|\s-$")
 _CODE = re.compile(
     r"^(?:def |class |async def |import [\w.]+|from [\w.]+ import |return\b|raise |yield |elif |else:|try:|except\b|finally:"
     r"|with .+:$|if .+:$|for .+ in .+:$|while .+:$|lambda\b|print\(|assert |@[\w.]+(?:\(|$)|#include|#define|#!/"
@@ -96,6 +96,8 @@ def line_kind(line: str) -> str | None:
     if _JAMO_OR_MARKS.match(s):
         return "filler"  # ㅋㅋㅋ, ㅠㅠ, ^^, an emoji
     words = _WORD.findall(s)
+    if len(words) == 1 and words[0].lower() in FILLERS:
+        return "filler"  # `clear`, `ok`: a one-word reply, whatever else it could be
     if _URL.match(s):
         return "url"
     if _DIFF_HEAD.match(s):
