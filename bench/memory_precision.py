@@ -166,6 +166,36 @@ def run(split: str) -> dict:
     return table
 
 
+def detectors() -> None:
+    """The structural detector beside Pygments' guess_lexer (already installed: rich needs it), line
+    by line over every session: junk lines caught, prose lines (statements and the rest) taken."""
+    import time
+
+    from pygments.lexers import guess_lexer
+    from pygments.util import ClassNotFound
+
+    from client.core.memory.structure import line_kind
+
+    def pygments_kind(line: str) -> str | None:
+        try:
+            name = guess_lexer(line).name
+        except ClassNotFound:
+            return None
+        return None if name in ("Text only", "Text") else name
+
+    lines = [(label, ln.strip()) for s in json.loads(DATA.read_text(encoding="utf-8"))["sessions"]
+             for parts in s["turns"] for label, part in parts for ln in part.splitlines() if ln.strip()]
+    junk = [ln for label, ln in lines if label in JUNK]
+    prose = [ln for label, ln in lines if label not in JUNK]
+    print("| detector | junk lines caught | prose lines taken as junk | ms per line |\n|---|---:|---:|---:|")
+    for name, fn in (("structure.py (regular expressions)", line_kind), ("pygments guess_lexer", pygments_kind)):
+        t0 = time.perf_counter()
+        caught = sum(fn(ln) is not None for ln in junk)
+        wrong = sum(fn(ln) is not None for ln in prose)
+        ms = (time.perf_counter() - t0) * 1000 / len(lines)
+        print(f"| {name} | {caught}/{len(junk)} | {wrong}/{len(prose)} | {ms:.3f} |")
+
+
 def kinds(c: Counter) -> str:
     return ", ".join(f"{k} {n}" for k, n in sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))) or "0"
 
@@ -174,7 +204,11 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--split", choices=("heldout", "train", "all"), default="heldout")
     p.add_argument("--show", action="store_true", help="list the junk kept and the statements missed (after)")
+    p.add_argument("--detectors", action="store_true", help="the structural detector beside pygments' guess_lexer")
     args = p.parse_args()
+    if args.detectors:
+        detectors()
+        return
     table = run(args.split)
     print(f"split: {args.split}, threshold {THRESHOLD}\n")
     print("| language | source | rules | kept | precision | recall (about the user) | junk kept, by kind | other kept |")
