@@ -3,8 +3,9 @@ and tests/data/memory_bullets.json: labelled bullets for the usefulness scorer.
 
 Several users; each session mixes personal facts (later asked about) with
 chit-chat. Deterministic (seeded).  python bench/make_memory_dataset.py
-The bullets (bench/memory_bullets.py) leave out every line of the sessions, so
-the memory bench never plays a line the scorer was trained on.
+The bullets (bench/memory_bullets.py) leave out every line of the sessions, and every line of
+the held-out sessions of tests/data/memory_precision.json, so neither bench plays a line the
+scorer was trained on.
 """
 
 from __future__ import annotations
@@ -33,6 +34,15 @@ CHITCHAT = [
 ]
 
 
+def in_heldout_sessions(text: str, data: Path) -> bool:
+    """Is the line part of a held-out session of the memory precision bench (bench/memory_precision.py)?
+    Those never train the scorer."""
+    doc = json.loads((data / "memory_precision.json").read_text(encoding="utf-8"))
+    norm = lambda s: "".join(s.split()).lower()  # noqa: E731
+    held = norm(" ".join(json.dumps(x, ensure_ascii=False) for x in doc["sessions"] if x["split"] == "heldout"))
+    return norm(json.dumps(text, ensure_ascii=False)[1:-1]) in held
+
+
 def main() -> None:
     rng = random.Random(4)
     users = []
@@ -53,7 +63,7 @@ def main() -> None:
     out.write_text(json.dumps(users, ensure_ascii=False, indent=1), encoding="utf-8")
     print(out)
     played = {line for u in users for lines in u["sessions"] for line in lines}
-    bullets = make_bullets(exclude=played)
+    bullets = [b for b in make_bullets(exclude=played) if not in_heldout_sessions(b["text"], data)]
     out = data / "memory_bullets.json"
     out.write_text("[\n" + ",\n".join(json.dumps(b, ensure_ascii=False) for b in bullets) + "\n]\n", encoding="utf-8")
     print(out, len(bullets))

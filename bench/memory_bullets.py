@@ -225,6 +225,101 @@ NOT_USEFUL: T = [
     ("oneoff", 0, "en", "User wanted to know {}", ["today's date", "where the nearest pharmacy is", "a movie release date"]),
 ]
 
+# issue 49: what users paste or type for the machine, and statements about other things. The
+# structural detector (client/core/memory/structure.py) takes the first kinds out before scoring;
+# the scorer learns them too, so a model's item that copies one is scored low as well.
+HARD_NEGATIVE: T = [
+    ("command", 0, "en", "", ["python3 -m venv .venv && .venv/bin/pip install -q -e .", "git push origin main --force",
+                             "docker compose up -d", "pip install -r requirements.txt", "sudo apt-get install -y nginx",
+                             "cd ~/projects/api", "kubectl get pods -n prod", "npm install --save-dev eslint", "clear", "ls -al"]),
+    ("command", 0, "ko", "사용자의 말: {}", ["git checkout -b feature/login", "brew install postgresql@16", "make test",
+                                          "chmod +x deploy.sh", "uv run pytest -q"]),
+    ("command", 0, "ko", "사용자가 {} 명령을 실행했다", ["git diff", "npm run dev", "docker ps", "pip freeze"]),
+    ("command", 0, "en", "User ran {}", ["git status", "npm test", "docker build .", "cargo build --release"]),
+    ("code", 0, "en", "", ["def main(): return 0", "for i in range(10): print(i)", "const x = await fetch(url);",
+                          "if err != nil { return err }", "import numpy as np", "return f.read()", "}", "x = compute(y)",
+                          "public static void main(String[] args) {", "#include <stdio.h>"]),
+    ("code", 0, "ko", "사용자의 말: {}", ["print(\"안녕\")", "let total = items.length;", "class User(BaseModel):",
+                                       "console.log(result)"]),
+    ("sql", 0, "en", "", ["SELECT * FROM users WHERE id = 3;", "UPDATE orders SET status = 'paid' WHERE id = 9;",
+                         "CREATE TABLE events (id serial primary key);", "DELETE FROM sessions WHERE expires < now();"]),
+    ("sql", 0, "ko", "사용자가 {} 쿼리를 보냈다", ["SELECT count(*) FROM orders", "INSERT INTO logs VALUES (1)"]),
+    ("traceback", 0, "en", "", ["Traceback (most recent call last):", "File \"app.py\", line 3, in <module>",
+                               "ValueError: invalid literal for int() with base 10: 'x'", "KeyError: 'user_id'",
+                               "TypeError: 'NoneType' object is not subscriptable", "at com.example.Main.run(Main.java:42)",
+                               "panic: runtime error: index out of range"]),
+    ("traceback", 0, "ko", "사용자의 말: {}", ["ModuleNotFoundError: No module named 'requests'", "ZeroDivisionError: division by zero"]),
+    ("log", 0, "en", "", ["ERROR: connection refused on port 5432", "2026-12-07 10:21:33 INFO server started on :8080",
+                         "WARN  disk usage at 91%", "npm ERR! code ERESOLVE", "fatal: not a git repository",
+                         "[error] 1234#0: *5 connect() failed (111: Connection refused)"]),
+    ("log", 0, "ko", "", ["오류:  \"users\" 릴레이션 없음", "경고: 디스크 공간이 부족합니다", "치명적오류: 비밀번호 인증을 실패했습니다",
+                         "2026-12-07 09:00:01 ERROR 결제 모듈 응답 없음"]),
+    ("diff", 0, "en", "", ["index 5109783..3434951 100644", "diff --git a/app.py b/app.py", "@@ -1,4 +1,5 @@",
+                          "+ return f.read()", "- return None", "--- a/io.py", "+++ b/io.py"]),
+    ("diff", 0, "ko", "사용자의 말: {}", ["+    print(\"디버그\")", "-    return 0", "index a1b2c3d..e4f5a6b 100644"]),
+    ("listing", 0, "en", "", ["drwxr-xr-x  5 root root 4096 Dec  7 16:50 client", "total 48", "README.md  pyproject.toml  src",
+                             "src/app/main.py", "├── tests", "4.0K    ./docs"]),
+    ("listing", 0, "ko", "사용자의 말: {}", ["main.py  utils.py  requirements.txt", "-rw-r--r-- 1 user user 812 Dec  7 nginx.conf"]),
+    ("url", 0, "en", "", ["https://github.com/org/repo/pull/42", "https://docs.python.org/3/library/asyncio.html",
+                         "www.example.com", "http://localhost:8080/health"]),
+    ("url", 0, "ko", "사용자의 말: {}", ["https://blog.naver.com/abc/2231", "https://www.youtube.com/watch?v=abc123"]),
+    ("filler", 0, "ko", "", ["ㅇㅋ", "ㄱㅅ", "넵", "ㅠㅠ", "ㅎㅇ", "하이", "오키", "굿굿 고마워", "ㅋㅋ 알겠어", "ㄴㄴ"]),
+    ("filler", 0, "en", "", ["k", "ty", "yep", "nope", "cool thanks", "nice", "perfect", "haha", "yo", "done"]),
+    ("news", 0, "ko", "", ["오늘 코스피가 2% 넘게 올랐대", "서울시가 내년부터 버스 요금을 올린다고 발표했다",
+                          "삼성전자가 새 폴더블폰을 공개했다", "어제 한국은행이 기준금리를 동결했다", "올해 여름이 역대 가장 더웠다고 한다",
+                          "부산 엑스포 유치가 무산됐다는 뉴스 봤어"]),
+    ("news", 0, "en", "", ["The Fed raised rates by a quarter point today", "Apple announced a new MacBook this morning",
+                          "Oil prices fell 4% after the OPEC meeting", "The city council approved the new bike lanes",
+                          "Heavy snow closed the airport yesterday, according to the news"]),
+    ("quote", 0, "ko", "", ["파이썬의 리스트는 가변 객체입니다", "물은 100도에서 끓습니다", "비타민 D는 햇빛을 받으면 몸에서 만들어집니다",
+                           "인덱스를 추가하면 쓰기 속도가 느려질 수 있습니다", "스트레칭은 부상 위험을 줄여 줍니다"]),
+    ("quote", 0, "en", "", ["Paris is the capital of France", "A list comprehension is faster than a for loop in most cases",
+                           "Regular stretching lowers the risk of injury", "HTTP 404 means the resource was not found",
+                           "Caching reduces latency at the cost of freshness"]),
+    ("oneoff", 0, "en", "", ["review this please", "scale this recipe for four", "fix the typo in line 3", "translate this to Korean",
+                            "check my grammar", "summarize the thread above"]),
+    ("oneoff", 0, "ko", "", ["이거 검토해 줘", "레시피 2인분으로 줄여 줘", "오타 고쳐 줘", "영어로 번역해", "위 내용 요약"]),
+]
+MORE_USEFUL: T = [
+    ("plan", 1, "ko", "{}", ["다음 주 화요일에 치과 예약해 놨어", "1월에 제주도 한 달 살기 하려고", "토요일에 동창 결혼식 가",
+                            "내년 봄에 대학원 입학해", "8월 말에 회사 옮겨"]),
+    ("fact", 1, "ko", "{}", ["간호사로 일한 지 5년 됐어", "매주 수요일마다 수영 다녀", "주말마다 한강에서 자전거 타",
+                            "엄마랑 둘이 살아", "고양이 두 마리 키워", "오른쪽 무릎 수술한 적 있어"]),
+    ("pref", 1, "ko", "{}", ["매운 건 잘 못 먹어", "아침은 거의 안 먹어", "조용한 숙소가 좋아", "커피는 디카페인만 마셔",
+                            "설명은 짧게 해 줘, 길면 안 읽게 돼", "예시는 자바스크립트로 보여 줘"]),
+    ("pref", 1, "en", "{}", ["I'd rather take the train than fly", "No cilantro please, I really can't stand it",
+                            "Nothing spicy for me, my stomach can't handle it", "Keep your answers short, I read them on my phone",
+                            "Show examples in Go, that's what I use at work", "I prefer window seats"]),
+    ("fact", 1, "en", "{}", ["I've been a paramedic for six years", "I swim every Wednesday morning", "My wife and I have twin boys",
+                            "I live alone with two cats", "I had knee surgery last year"]),
+    ("work", 1, "en", "I {}", ["run the payments team at a bank in Frankfurt", "maintain the mobile app for a small airline",
+                               "manage IT for a dental clinic in Leeds", "build data pipelines for a retail chain",
+                               "lead a team of four QA engineers", "teach math at a middle school in Ohio"]),
+    ("work", 1, "en", "I work {}", ["as a line cook in a busy diner", "at a hospital in Busan as a radiographer",
+                                    "for a games studio in Montreal", "on the checkout service of an online shop",
+                                    "nights as a security guard", "in insurance claims"]),
+    ("work", 1, "en", "{}", ["I own a small bike repair shop", "I run the front desk of a hotel in Porto",
+                            "I support the ERP system at a car parts factory", "I write the firmware for our smart meters",
+                            "I handle payroll for about 300 employees", "I coach the under-12 football team on Saturdays"]),
+    ("fact", 1, "ko", "{}", ["제 생일은 9월 2일이에요", "우리 결혼기념일은 5월 21일이야", "12월 3일이 내 생일이야",
+                            "딸 생일이 7월 18일이라 선물 준비해야 해", "아버지 기일은 2월 10일이야", "내 면허 갱신일은 11월 30일이야"]),
+    ("fact", 1, "en", "{}", ["My birthday is on August 9", "Our wedding anniversary is June 14",
+                            "My son's birthday is March 30", "My lease ends on October 31"]),
+    ("pref", 1, "en", "{}", ["Keep explanations brief and put the code first", "Always show the shell command before the explanation",
+                            "Use metric units with me", "Answer in plain English, no jargon", "Skip the pleasantries and get to the point"]),
+    ("pref", 1, "en", "Please {}", ["keep replies brief, bullet points are best", "always answer with the command first",
+                                    "make explanations short, I skim them", "never use emojis in answers"]),
+    ("pref", 1, "en", "No {}", ["onions for me, I'm allergic", "seafood, I hate the smell", "long paragraphs, I won't read them",
+                               "pork, I don't eat it"]),
+    ("pref", 1, "ko", "{}", ["답변은 항상 표로 정리해 줘", "앞으로 존댓말 말고 반말로 해 줘", "설명은 세 줄 이내로 부탁해",
+                            "양파는 빼 줘, 알레르기 있어"]),
+    ("news", 0, "en", "", ["Home prices in Austin fell 5% last year according to a report", "Gas prices rose again this week",
+                          "The new iPhone sold out in two days, the news said", "Tokyo's subway fares go up in April"]),
+    ("transient", 0, "ko", "", ["야근이라 너무 피곤하다", "비 와서 기분이 좀 그래", "오늘따라 너무 덥네", "회의가 길어서 지친다"]),
+    ("plan", 1, "en", "{}", ["My dentist appointment is next Tuesday", "I'm starting grad school next spring",
+                            "We're visiting my parents in Ohio over Christmas", "Changing jobs at the end of August"]),
+]
+
 HELDOUT_PERCENT = 25
 SEED = 21
 
@@ -237,7 +332,7 @@ def heldout(key: str) -> bool:
 def make_bullets(exclude: set[str] = frozenset()) -> list[dict]:  # type: ignore[assignment]
     """All labelled bullets with their split; lines in `exclude` (the bench's) are left out."""
     out: list[dict] = []
-    for t, (kind, label, lang, template, values) in enumerate(USEFUL + NOT_USEFUL):
+    for t, (kind, label, lang, template, values) in enumerate(USEFUL + NOT_USEFUL + HARD_NEGATIVE + MORE_USEFUL):
         for i, v in enumerate(values):
             text = template.format(v) if template else v
             if text in exclude:

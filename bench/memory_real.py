@@ -117,9 +117,9 @@ class BenchManager(MemoryManager):
 
     config = "both"
 
-    async def extract(self, rows: Sequence[tuple[int, Any]], model: Any) -> Candidates:
+    async def extract(self, rows: Sequence[tuple[int, Any]], model: Any, source: Any = None) -> Candidates:
         if self.config not in ("before", "before+ground"):
-            return await super().extract(rows, model)
+            return await super().extract(rows, model, source)
         session = extract.render_session(rows, assistant=True)
         try:
             answer = await extract._ask(model, BEFORE_PROMPT, session, parse_bullets)

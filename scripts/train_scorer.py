@@ -30,7 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 from client.engine.memory.scorer import ARTEFACT, FeatureConfig, LinearScorer, features  # noqa: E402
 
-DATA = ROOT / "tests" / "data" / "memory_bullets.json"
+sys.path.insert(0, str(ROOT / "bench"))
+import scorer_data  # noqa: E402
+
 JUDGE = ROOT / "tests" / "data" / "memory_judge_labels.json"
 SESSIONS = ROOT / "tests" / "data" / "memory_sessions.json"
 SEED = 21
@@ -44,11 +46,11 @@ JUDGE_BATCH = 8
 
 
 def load_rows() -> list[dict]:
-    return json.loads(DATA.read_text(encoding="utf-8"))
+    return scorer_data.load_rows()
 
 
 def rows_sha256(rows: list[dict]) -> str:
-    return hashlib.sha256(json.dumps(rows, ensure_ascii=False, sort_keys=True).encode("utf-8")).hexdigest()
+    return scorer_data.rows_sha256(rows)
 
 
 # -- model -------------------------------------------------------------------
@@ -192,9 +194,10 @@ def train(rows: list[dict], out: Path) -> None:
     started = time.monotonic()
     w, b = fit([r["text"] for r in train_rows], np.array([r["label"] for r in train_rows]), DEFAULT)
     took = time.monotonic() - started
-    meta = {"version": 1, "trained_on": {"data": "tests/data/memory_bullets.json", "data_sha256": rows_sha256(rows),
+    meta = {"version": 2, "trained_on": {"data": "tests/data/memory_bullets.json + memory_precision.json (train sessions)",
+                                         "data_sha256": rows_sha256(rows),
                                          "train": len(train_rows), "heldout": len(held), "seed": SEED, "l2": L2,
-                                         "steps": STEPS, "labels": "hand labels (bench/memory_bullets.py)"}}
+                                         "steps": STEPS, "labels": "hand labels (bench/memory_bullets.py, tests/data/memory_precision.json)"}}
     sc = scorer_of(w, b, DEFAULT, meta)
     sc = LinearScorer.from_json(sc.to_json())  # measure what ships (float16 weights)
     y = np.array([r["label"] for r in held])

@@ -204,6 +204,7 @@ class ChatRunner:
             "NAVER_API_BASE_URL": naver.base_url,
             "PYTHONUNBUFFERED": "1",
             "MCP_CHAT_TEST_BACKOFF_SCALE": BACKOFF_SCALE,
+            "MCP_CHAT_MEMORY_DETACH": "0",  # -p leaves memory to the next start: no job outlives a run (tests that want one set 1)
             **(daemon_env or {"MCP_CHAT_DAEMON": "0"}),
         }
 

@@ -93,6 +93,8 @@ class Settings:
     resume: str | None = None  # -r/--resume: an existing thread's id or unique prefix; "": pick one at the terminal
     fork_session: bool = False  # --fork: open a copy of the chosen thread (client/engine/forks.py)
     prompt: str | None = None  # -p: the one message (stdin already read); None: a chat
+    prompt_own: str | None = None  # -p: the user's own line when the message also holds piped stdin ("" for none)
+    memory_detach: bool = True  # MCP_CHAT_MEMORY_DETACH: -p leaves passes needing a request to a detached job
     output_format: str = "text"  # -p: text | json
     require_tools: bool = False
     roots: tuple[str, ...] = ()  # --root (repeatable) / MCP_CHAT_ROOTS: offered besides the cwd

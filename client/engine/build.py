@@ -30,15 +30,18 @@ def build_session(settings: Settings, store: Store, tools: list, *, runtime: Run
         return [m for _, m in await store.transcript(thread_id)]
 
     models.attach(tools, store.checkpointer, gate, history, late)
-    memory = None
-    if settings.memory:
-        from client.engine.memory.manager import MemoryManager
-
-        source = settings.memory_source or models.current.provider.memory_source
-        memory = MemoryManager(store, models, settings.user, threshold=settings.memory_threshold,
-                               top_k=settings.memory_top_k, budget_tokens=settings.memory_budget,
-                               scorer=settings.memory_scorer, source=source)  # type: ignore[arg-type]
+    memory = memory_manager(settings, store, models) if settings.memory else None
     # a person at a terminal reads while memory is folded; a piped batch folds each thread at its
     # end; -p leaves right after its one answer (client/engine/memory/session.py)
     mode = "defer" if settings.prompt is not None else "background" if settings.interactive else "foreground"
     return ChatSession(models, store, memory, memory_mode=mode)
+
+
+def memory_manager(settings: Settings, store: Store, models: Models) -> Any:
+    """The user's long-term memory as the settings have it (also the detached `mcp-chat memory fold`)."""
+    from client.engine.memory.manager import MemoryManager
+
+    source = settings.memory_source or models.current.provider.memory_source
+    return MemoryManager(store, models, settings.user, threshold=settings.memory_threshold,
+                         top_k=settings.memory_top_k, budget_tokens=settings.memory_budget,
+                         scorer=settings.memory_scorer, source=source)  # type: ignore[arg-type]

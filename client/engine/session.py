@@ -17,6 +17,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from client.core.config import Settings
 from client.core.context import count_turns, split
 from client.core.context.rolling import SummaryUnusable
+from client.core.memory.parse import OWN
 from client.core.context.policy import ContextReport, ContextSettings, hydrate, prepare, report, summary_of, with_strategy
 from client.engine.agent_run import run_agent
 from client.engine.events import Event, Notice, Refused, TurnDone
@@ -90,6 +91,19 @@ class ChatSession:
     async def memory_settled(self, wait: float = MEMORY_LIST_WAIT) -> bool:
         return await self.memory_passes.settled(wait) if self.memory_passes else True
 
+    async def recheck_memory(self) -> int:
+        """At start: stored items an older version kept that the current rules drop; how many."""
+        return await self.memory_passes.recheck() if self.memory_passes else 0
+
+    async def memory_note(self, key: str) -> bool:
+        """A one-time memory notice: True the first time for this user."""
+        return await self.memory.note(key) if self.memory else False
+
+    @property
+    def memory_left(self) -> str:
+        """-p: the thread whose memory pass needs a model request, left to a detached job ("" for none)."""
+        return self.memory_passes.left if self.memory_passes else ""
+
     async def close(self) -> int:
         """Exit: memory work stops at once; how many threads are left pending for the next start."""
         return await self.memory_passes.close() if self.memory_passes else 0
@@ -116,8 +130,11 @@ class ChatSession:
             return await self.threads.rewind(n)
 
     # -- a turn --------------------------------------------------------------
-    async def turn(self, text: str, *, force_summary: bool = False, focus: str | None = None) -> AsyncIterator[Event]:
-        stack, new = self.models.current, HumanMessage(content=text, id=str(uuid.uuid4()))
+    async def turn(self, text: str, *, force_summary: bool = False, focus: str | None = None,
+                   own: str | None = None) -> AsyncIterator[Event]:
+        """`own`: the user's own words when `text` also carries piped stdin (memory reads only them)."""
+        extra = {OWN: own} if own is not None else {}
+        stack, new = self.models.current, HumanMessage(content=text, id=str(uuid.uuid4()), additional_kwargs=extra)
         if not await self.threads.still_held():  # the claim was lost (Postgres connection): nothing is sent
             yield Refused("thread_lost", {"id": self.thread_id})
             return
@@ -148,7 +165,7 @@ class ChatSession:
         await self.threads.finish_turn(final, stack.mw.stats)
         self.next_turn.prepare(final, stack, self.context)
         if self.memory_passes is not None:
-            self.memory_passes.after_turn(self.thread_id, text)
+            self.memory_passes.after_turn(self.thread_id, text if own is None else own)
         yield TurnDone(stack.mw.stats, count_turns(split(final).join()), context.trimmed + dropped, context.summarized,
                        stack.budget)
 

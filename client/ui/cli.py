@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from client.engine.providers import Runtime
     from client.engine.store import Store
 
-SUBCOMMANDS = ("chat", "threads", "export", "delete", "fork", "import", "trust", "completion", "daemon", "local")
+SUBCOMMANDS = ("chat", "threads", "export", "delete", "fork", "import", "trust", "completion", "daemon", "local", "memory")
 SHELLS = ("bash", "zsh")
 EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
 
@@ -46,6 +46,7 @@ def _commands_epilog() -> str:
         ("mcp-chat completion bash|zsh", tr("셸 자동 완성 스크립트 출력", "print a shell completion script")),
         ("mcp-chat daemon start|status|stop", tr("미리 적재된 백그라운드 프로세스", "the pre-imported background process")),
         ("mcp-chat local status|stop", tr("켜 둔 로컬 모델 서버", "the local model server kept warm")),
+        ("mcp-chat memory fold", tr("미뤄 둔 장기 기억 정리 (-p 가 백그라운드로 부름)", "pending memory passes (-p starts it in the background)")),
     ]
     wide = lambda text: sum(unicodedata.east_asian_width(c) in "WF" for c in text)  # noqa: E731 - 2 cells each
     lines = [tr("명령:", "commands:")] + [f"  {cmd:<{40 - wide(cmd)}}{what}" for cmd, what in rows]
@@ -81,6 +82,9 @@ def build_parser(completion: bool = False) -> argparse.ArgumentParser:
     from client.ui import background
 
     background.add_commands(sub)  # mcp-chat daemon|local status|stop
+    from client.ui import memory_command
+
+    memory_command.add_parser(sub)  # mcp-chat memory fold (with the chat options)
     for sp in (th, ex, de, fo, im, tr_):
         add_common_options(sp)
     return p
@@ -147,16 +151,17 @@ def question_as_prompt(args: argparse.Namespace) -> None:
     args.print_prompt = question
 
 
-def read_prompt(args: argparse.Namespace) -> str | None:
-    """-p: the prompt argument, or all of stdin as one message."""
+def read_prompt(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """-p: (the message, the user's own line when it is not all of it): the prompt argument with
+    piped stdin after it, or all of stdin as one message (client/ui/piped.py)."""
     if args.print_prompt is None:
-        return None
-    prompt = args.print_prompt
-    if not prompt and not sys.stdin.isatty():
-        prompt = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+        return None, None
+    from client.ui import piped
+
+    prompt, own = piped.read(args.print_prompt)
     if not prompt.strip():
         raise ConfigError("print_no_prompt")
-    return prompt.strip("\n")
+    return prompt.strip("\n"), own
 
 
 async def run_chat(settings: Settings) -> int:
@@ -207,9 +212,14 @@ def dispatch(args: argparse.Namespace) -> int:
 
         guard_logging()  # library warnings are cleaned and masked like everything we print
         settings = resolve(args)
-        settings = dataclasses.replace(settings, prompt=read_prompt(args))  # after the options: errors first
+        prompt, own = read_prompt(args)  # after the options: errors first
+        settings = dataclasses.replace(settings, prompt=prompt, prompt_own=own)
         early_prompt.show(settings)  # the prompt at once; the chat loads while the user types
         return asyncio.run(run_chat(settings))
+    if args.cmd == "memory":
+        from client.ui import memory_command
+
+        return asyncio.run(memory_command.run_fold(resolve(args, interactive=False)))
     if args.cmd in ("threads", "export", "delete", "fork"):
         from client.ui import thread_commands as tc
 

@@ -27,6 +27,7 @@ OAUTH_HEADLESS = "MCP_CHAT_OAUTH_HEADLESS"  # read by client/engine/mcp/oauth.py
 STARTUP_TIMEOUT = "MCP_CHAT_STARTUP_TIMEOUT"  # seconds per MCP server start (read by client/engine/mcp/starting.py)
 DAEMON = "MCP_CHAT_DAEMON"  # read by plumbing/forkserver/launcher.py (client/engine/daemon.py) before the command line
 DAEMON_IDLE = "MCP_CHAT_DAEMON_IDLE"  # read by plumbing/forkserver/daemon.py
+MEMORY_DETACH = "MCP_CHAT_MEMORY_DETACH"  # -p: 1 (default) / 0: a detached job folds what the run leaves (docs/memory.md)
 
 
 def raw(name: str) -> str | None:
@@ -84,6 +85,16 @@ def summary_server() -> bool | None:
         return env_flag(SUMMARY_SERVER)
     except ConfigError:
         raise bad(SUMMARY_SERVER, raw(SUMMARY_SERVER) or "", "1 | 0") from None
+
+
+def memory_detach() -> bool:
+    """-p leaves the memory passes that need a model request to a detached job (default) or the next start."""
+    if raw(MEMORY_DETACH) is None:
+        return True
+    try:
+        return env_flag(MEMORY_DETACH)
+    except ConfigError:
+        raise bad(MEMORY_DETACH, raw(MEMORY_DETACH) or "", "1 | 0") from None
 
 
 def tool_search() -> str:

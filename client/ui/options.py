@@ -266,6 +266,7 @@ def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Set
         local_url=env_settings.local_url(),
         summary_server=env_settings.summary_server(),
         tool_search=env_settings.tool_search(),
+        memory_detach=env_settings.memory_detach(),
     )
     chosen = value(args, "provider", choices=PROVIDER_NAMES)
     name = provider_name(chosen, clova_key=env_value(*KEY_ENV["clova"]))

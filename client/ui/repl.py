@@ -115,12 +115,32 @@ class Repl:
     def report_memory(self, finished: list) -> None:
         self.memory_kept = show_memory(self.r, finished, settings_secrets(self.s), self.memory_kept)
 
+    async def recheck_memory(self) -> None:
+        """At start, once after an upgrade: stored items the current rules would not keep go; one line."""
+        try:
+            dropped = await self.session.recheck_memory()
+        except Exception as e:  # noqa: BLE001 - memory is best effort; the chat is not
+            self.r.error(t("memory_failed", err=_short(e)))
+            return
+        if dropped:
+            self.r.info(t("memory_rechecked", n=dropped))
+
     async def close_memory(self) -> None:
-        """Exit: memory work stops at once; one line when some is left for the next start."""
+        """Exit: memory work stops at once. -p: what needs a model request goes to a detached job
+        (client/ui/memory_command.py), said once per user; else one line when some is left for
+        the next start (-p: once per user too)."""
         deferred = await self.session.close()
         status = self.session.memory_status()  # passes that ended, also within the exit's grace
         self.report_memory(status.finished if status else [])
-        if deferred:
+        once = self.s.prompt is not None
+        if once and self.session.memory_left and self.s.memory_detach:
+            from client.ui import memory_command
+
+            if memory_command.spawn(self.s, self.session.memory_left):
+                if await self.session.memory_note(memory_command.NOTE):
+                    self.r.info(t("memory_background"))
+                return
+        if deferred and (not once or await self.session.memory_note("p-memory-deferred")):
             self.r.info(t("memory_deferred", n=deferred))
 
     async def switch(self, tid: str | None) -> None:
@@ -162,8 +182,9 @@ class Repl:
         client/engine/build.py; its user's statements reach new threads meanwhile)."""
         json_out = self.s.output_format == "json"
         self.capture = cap = Capture(stream=not json_out)
+        await self.recheck_memory()
         await self.choose_thread()
-        await self.turn(prompt)
+        await self.turn(prompt, own=self.s.prompt_own)
         if json_out:
             self.r.out.write(to_json(cap, self.session.thread_id, self.s.model, self.session.context.strategy) + "\n")
             self.r.out.flush()
@@ -176,6 +197,7 @@ class Repl:
             self._current.cancel()
 
     async def _run(self) -> int:
+        await self.recheck_memory()
         await self.choose_thread()
         await self.session.resume_memory()  # what an earlier exit left: folded while the user types
         self.r.info(t("greeting"))
@@ -207,11 +229,12 @@ class Repl:
         self.r.info(t("bye"))
         return 0
 
-    async def turn(self, text: str, *, force_summary: bool = False, focus: str | None = None) -> None:
+    async def turn(self, text: str, *, force_summary: bool = False, focus: str | None = None,
+                   own: str | None = None) -> None:
         started = time.monotonic()
 
         async def consume() -> None:
-            async for ev in self.session.turn(text, force_summary=force_summary, focus=focus):
+            async for ev in self.session.turn(text, force_summary=force_summary, focus=focus, own=own):
                 if self.capture is not None:
                     self.capture.record(ev)
                 if isinstance(ev, TurnDone):

@@ -186,7 +186,7 @@ def test_init_db_is_idempotent(cli, tmp_path):
     for _ in range(2):
         p = cli.run(init_db.main, "--db", db)
         assert p.code == 0, p.err
-    names = {table(db, n) for n in ("checkpoints", "writes", "threads", "messages", "usage", "memory")}
+    names = {table(db, n) for n in ("checkpoints", "writes", "threads", "messages", "usage", "memory", "memory_notes")}
     assert names | {"schema_migrations"} <= tables(db)
-    assert query(db, "SELECT max(version) FROM schema_migrations")[0][0] == 3  # the last migration (thread lineage)
+    assert query(db, "SELECT max(version) FROM schema_migrations")[0][0] == 4  # the last migration (memory rules version, notices)
     assert (Path(db).stat().st_mode & 0o777) == 0o600

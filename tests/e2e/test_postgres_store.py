@@ -43,7 +43,7 @@ async def test_setup_is_idempotent_and_recorded(db_url):
     for _ in range(2):
         store = await open_store(db_url)
         await store.close()
-    assert [r[0] for r in query(db_url, "SELECT version FROM schema_migrations ORDER BY version")] == [1, 2, 3]
+    assert [r[0] for r in query(db_url, "SELECT version FROM schema_migrations ORDER BY version")] == [1, 2, 3, 4]
 
 
 async def test_another_programs_tables_are_never_migrated(db_url):
@@ -73,7 +73,7 @@ def test_first_setup_by_several_processes_at_once(db_url):
     for p in procs:
         _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
-    assert [r[0] for r in query(db_url, "SELECT version FROM schema_migrations ORDER BY version")] == [1, 2, 3]
+    assert [r[0] for r in query(db_url, "SELECT version FROM schema_migrations ORDER BY version")] == [1, 2, 3, 4]
 
 
 async def test_transcript_turns_title_and_known_ids(db_url):
@@ -188,6 +188,27 @@ async def test_memory_roundtrip(db_url):
         assert await store.memory_list("nobody") == []
         await store.set_memory_turn("m", 4)
         assert await store.memory_turn("m") == 4
+    finally:
+        await store.close()
+
+
+async def test_memory_rows_checked_once_against_the_rules_and_one_time_notes(db_url):
+    """Items an older version kept (rules 0) are listed until checked; a check drops some and marks
+    the rest, for that user alone; a one-time note is new once (issue 49)."""
+    store = await open_store(db_url)
+    try:
+        await store.create_thread("m", "u")
+        await store.memory_add("u", [Bullet("사용자의 말: clear", [1], 0.7, thread_id="m"), Bullet("사실", [2], 0.9, thread_id="m")])
+        await store.memory_add("v", [Bullet("사용자의 말: ok", [1], 0.7, thread_id="m")])
+        assert await store.memory_unchecked("u") == []  # new rows are checked against the current rules
+        query(db_url, "UPDATE memory SET rules = 0")  # as an older version left them
+        junk, fact = await store.memory_unchecked("u")
+        await store.memory_checked("u", [junk.id], [fact.id])
+        assert [b.text for b in await store.memory_list("u")] == ["사실"] and await store.memory_unchecked("u") == []
+        assert [b.text for b in await store.memory_unchecked("v")] == ["사용자의 말: ok"]  # another user's: untouched
+        await store.memory_checked("u", [(await store.memory_unchecked("v"))[0].id], [])  # not u's row: nothing goes
+        assert len(await store.memory_list("v")) == 1
+        assert await store.memory_note("u", "n") and not await store.memory_note("u", "n") and await store.memory_note("v", "n")
     finally:
         await store.close()
 

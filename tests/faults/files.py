@@ -42,7 +42,7 @@ def downgrade(path: Path) -> None:
     the next writer migrates it."""
     con = sqlite3.connect(path)
     try:
-        con.executescript("DELETE FROM schema_migrations WHERE version IN (2, 3); DROP TABLE memory; "
+        con.executescript("DELETE FROM schema_migrations WHERE version IN (2, 3, 4); DROP TABLE memory; DROP TABLE memory_notes; "
                           "DROP INDEX threads_parent; ALTER TABLE threads DROP COLUMN parent_id; "
                           "ALTER TABLE threads DROP COLUMN parent_turn; ALTER TABLE threads DROP COLUMN kind; "
                           "ALTER TABLE threads DROP COLUMN memory_turn; VACUUM;")

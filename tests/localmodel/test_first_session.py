@@ -30,7 +30,7 @@ AFTER_NEW = "제 이름이 뭐였죠?"
 ERROR_KEYS = ("turn_error", "memory_failed", "memory_unscored", "mcp_server_failed", "summary_failed", "local_failed",
               "interrupted", "unknown_command")
 JOSA = ("에서", "으로", "에게", "님", "을", "를", "이", "가", "은", "는", "에", "의", "로", "와", "과", "도", "요")
-MEMORY_LINE = re.compile(r"^\s*\d+\. \[[\d.-]+\] (.*)  \(thread \S+, turns [\d,]+\)$")
+MEMORY_LINE = re.compile(r"^\s*\d+\. \[[\d.-]+\] (.*)  \(세션 \S+(?: \".*\")?, 턴 [\d,]+\)$")
 
 
 def cells(text: str) -> int:

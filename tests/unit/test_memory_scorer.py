@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import subprocess
@@ -96,8 +95,10 @@ def test_shipped_artefact_is_small_versioned_and_matches_the_committed_data():
     assert ARTEFACT.stat().st_size < 200_000
     sc = load()
     assert sc.meta["version"] >= 1 and sc.config.buckets == len(sc.weights)
-    rows = json.loads((ROOT / "tests" / "data" / "memory_bullets.json").read_text(encoding="utf-8"))
-    digest = hashlib.sha256(json.dumps(rows, ensure_ascii=False, sort_keys=True).encode("utf-8")).hexdigest()
+    sys.path.insert(0, str(ROOT / "bench"))
+    import scorer_data  # the bullets and the precision bench's train sessions, as the trainer reads them
+
+    digest = scorer_data.rows_sha256(scorer_data.load_rows())
     assert sc.meta["trained_on"]["data_sha256"] == digest, "retrain: python scripts/train_scorer.py"
     assert sc.meta["heldout"]["roc_auc"] > 0.8
 

@@ -62,8 +62,11 @@ def ctx(tmp_path: Path, answers: list[str] | None = None, interactive: bool = Fa
 
     from client.core.config import Settings
 
+    async def info(thread_id=None):  # /memory names each item's session by its (hostile) title
+        return ThreadInfo("t1", "kim", HOSTILE, 1, 0.0, 0.0)
+
     session = Session(thread_id="t\x1b[2J1", memory=SimpleNamespace(list=items), settings=Settings(api_key="k", model="m"),
-                      threads=SimpleNamespace(usage=usage, export=export))
+                      threads=SimpleNamespace(usage=usage, export=export, info=info))
     return SlashContext(session, r, None, read_line, None, None, None), out, asked
 
 

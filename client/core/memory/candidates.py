@@ -21,6 +21,7 @@ from client.core.memory.ground import Vocabulary, grounding, is_echo, strip_mark
 from client.core.memory.parse import ENV_NAME, user_turns
 from client.core.memory.policy import Bullet
 from client.core.memory.statements import PREFIX, self_statements, statements_of
+from client.core.memory.structure import junk
 
 Source = Literal["llm", "user", "both"]
 SOURCES: tuple[Source, ...] = ("both", "llm", "user")
@@ -45,7 +46,7 @@ class Conversation:
 def grounded_items(bullets: Sequence[Bullet], conv: Conversation, prompt_lines: Sequence[str] = (),
                    secrets: Sequence[str] = ()) -> list[Bullet]:
     """The LLM's items that say what the user said: markup stripped; dropped when they repeat the
-    request (echo), ask something (a `?`), or their words are the assistant's or nobody's. Only
+    request (echo), ask something (a `?`), are not prose (a command, code, a log line: structure.py), or their words are the assistant's or nobody's. Only
     the user's statements ground an item (a question of theirs states nothing about them).
     Sources: the user turns the item draws on (those it cites first)."""
     said = {t: " ".join(statements_of(text)) for t, text in conv.user.items()}
@@ -54,7 +55,7 @@ def grounded_items(bullets: Sequence[Bullet], conv: Conversation, prompt_lines: 
     out: list[Bullet] = []
     for b in bullets:
         text, tags = strip_markup(b.text)
-        if (not text or "?" in text or "？" in text or is_echo(text, prompt_lines, user) or ENV_NAME.search(text)
+        if (not text or "?" in text or "？" in text or junk(text) or is_echo(text, prompt_lines, user) or ENV_NAME.search(text)
                 or any(s and s in text for s in secrets) or not grounding(text, user, assistant).grounded):
             continue
         cited = [t for t in sorted(set(b.sources) | set(tags)) if t in said and support(text, said[t]) > 0]

@@ -79,6 +79,16 @@ def _split_sources(rest: str) -> tuple[str, str]:
     return (m.group("src"), m.group("text")) if m else ("", rest)
 
 
+OWN = "own"  # a user message's own words when it also carries a piped stdin body (`git diff | mcp-chat -p "..."`)
+
+
+def own_words(m: BaseMessage) -> str:
+    """What the user wrote in a message: all of it, or only their own line of a `-p` whose
+    message also holds piped stdin (the body says nothing about the user)."""
+    own = m.additional_kwargs.get(OWN)
+    return own if isinstance(own, str) else text_of(m)
+
+
 def user_turns(rows: Sequence[tuple[int, BaseMessage]]) -> dict[int, str]:
     """Turn number -> the user's own words, for the turns of the session."""
-    return {t: text_of(m) for t, m in rows if t and is_turn_start(m)}
+    return {t: own_words(m) for t, m in rows if t and is_turn_start(m)}

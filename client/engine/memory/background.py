@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable
 
 from client.core.faults import one_line
-from client.engine.memory.manager import MemoryManager, MemoryUpdate
+from client.engine.memory.manager import MemoryManager, MemoryUpdate, backlog
 
 EXIT_GRACE = 0.25  # seconds an exit gives the passes under way: one that needs no model call ends
 
@@ -51,6 +51,7 @@ class MemoryWorker:
         self._finished: list[tuple[str, MemoryUpdate]] = []
         self._closed = False
         self._held: dict[str, asyncio.Lock] = {}  # per thread: taken by its pass, or by `paused`
+        self._cheap: set[str] = set()  # queued threads past the backlog's bound: the request-free pass
 
     # -- the API ---------------------------------------------------------------------------
     def schedule(self, thread_id: str, *, start: bool = True) -> None:
@@ -69,9 +70,12 @@ class MemoryWorker:
             self._task = asyncio.get_running_loop().create_task(self._run(), name="memory-pass")
 
     async def resume(self, *, start: bool = True) -> list[str]:
-        """Queue this user's pending threads (deferred by an earlier exit); returns them."""
+        """Queue this user's pending threads (deferred by an earlier exit), oldest first; those past
+        the backlog's bound get the request-free pass (manager.backlog). Returns them."""
         pending = await self.manager.pending()
-        for tid in pending:
+        full, cheap = backlog(pending)
+        self._cheap.update(cheap)
+        for tid in [*cheap, *full]:
             self.schedule(tid, start=start)
         return pending
 
@@ -160,8 +164,9 @@ class MemoryWorker:
         if not await store.lock_thread(thread_id):  # the session's own thread is held already
             return None  # open in another client: it folds its own turns
         try:
-            return await self.manager.update(thread_id, self._model())
+            return await self.manager.update(thread_id, self._model(), cheap=thread_id in self._cheap)
         finally:
+            self._cheap.discard(thread_id)
             # not the session's thread (any more: it may have opened another meanwhile, which left
             # this claim to the pass): let it go; the session's own stays
             if thread_id != self._current():

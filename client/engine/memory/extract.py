@@ -8,9 +8,10 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from client.core.context import is_synthetic, text_of
 from client.core.memory.candidates import Candidates, Source, choose, statements
-from client.core.memory.parse import ENV_NAME, parse_bullets
+from client.core.memory.parse import ENV_NAME, own_words, parse_bullets
 from client.core.memory.policy import Bullet, FormatError, parse_scores
 from client.core.memory.statements import scoring_text
+from client.core.memory.structure import prose
 
 EXTRACT_EXAMPLE = [
     "[턴 1] 사용자: 안녕, 나는 지훈이고 대전에 살아.",
@@ -41,7 +42,8 @@ MAX_SESSION_CHARS = 24_000  # a session longer than this is cut from the front
 
 
 def render_session(rows: Sequence[tuple[int, BaseMessage]], assistant: bool = False) -> str:
-    """The session as `[턴 N] 사용자:` lines: the user's words only by default (what the
+    """The session as `[턴 N] 사용자:` lines: the user's own prose only by default (no piped body,
+    no pasted code, log or command: structure.py; what the
     assistant wrote cannot be copied into memory, and the request is shorter on a slow CPU);
     `assistant`: its answers too, as `[턴 N] 어시스턴트:`. Tool results never go in, nor an
     answer given after a failed tool call or one naming environment variables: those retell
@@ -56,7 +58,9 @@ def render_session(rows: Sequence[tuple[int, BaseMessage]], assistant: bool = Fa
             continue
         if isinstance(m, HumanMessage):
             after_error = False
-            lines.append(f"[턴 {turn}] 사용자: {text_of(m)}")
+            said = prose(own_words(m))
+            if said:
+                lines.append(f"[턴 {turn}] 사용자: {said}")
         elif assistant and isinstance(m, AIMessage) and not after_error and not ENV_NAME.search(text_of(m)):
             lines.append(f"[턴 {turn}] 어시스턴트: {text_of(m)[:600]}")
     text = "\n".join(lines)

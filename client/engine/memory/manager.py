@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from client.core.faults import one_line
 from client.core.memory.candidates import SOURCES, Candidates, Source, statements
 from client.core.memory.policy import Bullet, merge, pack, select
-from client.core.memory.statements import scoring_text
+from client.core.memory.statements import junk_item, scoring_text
 from client.core.secrets import known
 from client.engine.memory.extract import extract_candidates, score_bullets
 from client.engine.memory.scorer import SCORERS, score_texts
@@ -19,6 +19,15 @@ if TYPE_CHECKING:
     from client.engine.models import Models
 
 PROVISIONAL_THREADS = 3  # unfolded threads whose statements a new thread's section carries
+BACKLOG = 8  # pending threads that get a full pass (extraction request); older ones get the request-free one
+
+
+def backlog(pending: Sequence[str], bound: int = BACKLOG) -> tuple[list[str], list[str]]:
+    """(full, cheap) of a user's pending threads, least recent first: the `bound` most recent get a
+    full pass; the older ones only the request-free pass (the user's own statements, scored
+    locally), so the waiting list never outgrows the bound and nothing is dropped unread."""
+    cut = max(0, len(pending) - max(0, bound))
+    return list(pending[cut:]), list(pending[:cut])
 
 
 @dataclass
@@ -55,9 +64,20 @@ class MemoryManager:
         """What a new thread's system message carries: the stored items, and the user's own
         statements from turns not folded in yet (their pass may still be running or deferred:
         no model call, so a new thread never waits for it)."""
-        stored = await self.store.memory_list(self.user)
+        stored = [b for b in await self.store.memory_list(self.user) if not junk_item(b.text)]  # rows not rechecked yet
         to_add, _ = merge(stored, await self.provisional())
         return pack([*stored, *to_add], self.budget_tokens)
+
+    async def recheck(self) -> int:
+        """Once per item, after an upgrade: the items an older version kept that the current rules
+        would not (a command, code, a log line, a one-word reply: structure.py) are dropped, the
+        others marked checked. Returns how many were dropped."""
+        items = await self.store.memory_unchecked(self.user)
+        drop = [b.id for b in items if b.id is not None and junk_item(b.text)]
+        keep = [b.id for b in items if b.id is not None and b.id not in drop]
+        if items:
+            await self.store.memory_checked(self.user, drop, keep)
+        return len(drop)
 
     async def pending(self) -> list[str]:
         """This user's threads with turns not folded into memory yet, least recent first."""
@@ -77,9 +97,10 @@ class MemoryManager:
         done = await self.store.memory_turn(thread_id)
         return [(t, m) for t, m in await self.store.transcript(thread_id) if t > done]
 
-    async def update(self, thread_id: str, model: Any = None) -> MemoryUpdate | None:
+    async def update(self, thread_id: str, model: Any = None, *, cheap: bool = False) -> MemoryUpdate | None:
         """Fold the thread's turns since the last update into memory. None: nothing new.
-        `model`: the one to ask (default: the session's current summarizer). Cancelled while the model
+        `model`: the one to ask (default: the session's current summarizer); `cheap`: no request,
+        the user's own statements only (an old thread past the backlog's bound). Cancelled while the model
         answers, nothing is written and the turns stay pending; the writes themselves are not
         interrupted by a cancel (shielded)."""
         if await self.store.get_thread(thread_id) is None:
@@ -90,7 +111,7 @@ class MemoryManager:
             return None
         result = MemoryUpdate()
         try:
-            found = await self.extract(rows, model or self.models.current.summarizer)
+            found = await self.extract(rows, model or self.models.current.summarizer, "user" if cheap else self.source)
         except Exception as e:  # noqa: BLE001 - memory is best effort; the chat is not
             result.error = one_line(e)
             return result
@@ -108,9 +129,14 @@ class MemoryManager:
         await asyncio.shield(self._commit(thread_id, select(candidates, self.threshold, self.top_k), last, result))
         return result
 
-    async def extract(self, rows: Sequence[tuple[int, Any]], model: Any) -> Candidates:
+    async def extract(self, rows: Sequence[tuple[int, Any]], model: Any, source: Source | None = None) -> Candidates:
         """The candidates of the unfolded turns (client/core/memory/candidates.py)."""
-        return await extract_candidates(model, rows, known(), self.source)
+        return await extract_candidates(model, rows, known(), source or self.source)
+
+    async def needs_model(self, thread_id: str) -> bool:
+        """Would a pass of the thread ask the model? (the user stated something, and the source or
+        the scorer asks one)"""
+        return self.asks_model and bool(statements(await self._unfolded(thread_id)))
 
     async def _commit(self, thread_id: str, kept: Sequence[Bullet], last: int, result: MemoryUpdate) -> None:
         """Write what the pass kept and move the thread's watermark to `last`, both bounded by the
@@ -131,6 +157,10 @@ class MemoryManager:
         if self.scorer == "llm":
             return await score_bullets(model or self.models.current.summarizer, bullets)
         return [round(s, 4) for s in score_texts([scoring_text(b.text) for b in bullets])]
+
+    async def note(self, key: str) -> bool:
+        """A one-time notice for this user: True the first time (show it), False after."""
+        return await self.store.memory_note(self.user, key)
 
     async def forget(self, index: int) -> Bullet | None:
         """Delete the index-th (1-based) bullet as listed by /memory."""

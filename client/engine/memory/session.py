@@ -33,11 +33,13 @@ class SessionMemory:
         - "foreground" (a piped batch): a thread's end folds it before going on, so a script's
           memory is complete and its output the same on every run (nobody reads in between);
         - "defer" (-p, which leaves right after its one answer): a pass that needs a model
-          request is left to the next session; one that needs none runs at the thread's end."""
+          request is left to a detached job (`left`: the thread; client/engine/memory/fold.py),
+          or the next session; one that needs none runs at the thread's end."""
         self.manager = manager
         self.mode = mode
         self.current = current
         self.worker = MemoryWorker(manager, model=models.background_summarizer, current=current)
+        self.left = ""  # -p: the thread whose pass needs a model request, left to a detached job
 
     async def section(self) -> str:
         """The [장기 기억] section of a new thread's system prompt ("" when there is nothing)."""
@@ -45,8 +47,10 @@ class SessionMemory:
 
     async def end(self, thread_id: str) -> MemoryStatus:
         """The thread ends: its pass starts in the background (a batch waits for it; -p only
-        folds what needs no request, at once)."""
-        if thread_id and (self.mode != "defer" or not self.manager.asks_model):
+        folds what needs no request, at once, and leaves the rest: `left`)."""
+        if thread_id and self.mode == "defer" and await self.manager.needs_model(thread_id):
+            self.left = thread_id
+        elif thread_id:
             self.worker.schedule(thread_id)
             if self.mode != "background":
                 await self.worker.drain(FOREGROUND_WAIT)
@@ -71,9 +75,13 @@ class SessionMemory:
     async def settled(self, wait: float = MEMORY_LIST_WAIT) -> bool:
         """/memory: the user asked to see it, so the current thread is folded now and the passes
         under way may finish first (at most `wait` seconds); True when none is left."""
-        if self.mode != "defer" or not self.manager.asks_model:
+        if self.mode != "defer" or not await self.manager.needs_model(self.current()):
             self.worker.schedule(self.current(), start=False)
         return await self.worker.drain(wait)
+
+    async def recheck(self) -> int:
+        """At start: items an older version kept that the current rules would not are dropped, once."""
+        return await self.manager.recheck()
 
     async def close(self) -> int:
         """Exit: memory work stops at once; how many threads are left for the next start."""

@@ -231,6 +231,18 @@ class Store(ABC):
     async def set_memory_turn(self, thread_id: str, turn: int) -> None: ...
 
     @abstractmethod
+    async def memory_unchecked(self, user: str) -> list[Bullet]:
+        """The user's items not yet checked against the current candidate rules (kept by an older version)."""
+
+    @abstractmethod
+    async def memory_checked(self, user: str, drop: Sequence[int], keep: Sequence[int]) -> None:
+        """In one go: the `drop` items deleted, the `keep` items marked checked against the current rules."""
+
+    @abstractmethod
+    async def memory_note(self, user: str, note: str) -> bool:
+        """Record that the user saw a one-time notice; True the first time (show it), False after."""
+
+    @abstractmethod
     async def memory_pending(self, user: str) -> list[str]:
         """The user's threads with turns after their memory turn (not folded into memory
         yet), least recently active first."""

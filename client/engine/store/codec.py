@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from client.core.memory.parse import OWN
 from client.core.secrets import mask, mask_value
 
 TITLE_CHARS = 40  # a title taken from the first message
@@ -40,6 +41,9 @@ def encode(m: BaseMessage) -> str:
             d["s"] = list(m.additional_kwargs["sampling"])
     if m.name:
         d["n"] = m.name
+    own = m.additional_kwargs.get(OWN)  # a -p message's own line beside its piped stdin (client/core/memory/parse.py)
+    if isinstance(m, HumanMessage) and isinstance(own, str):
+        d["o"] = own
     flags = {k: True for k in ("synthetic", "repaired", "interrupted") if m.additional_kwargs.get(k)}
     if flags:
         d["f"] = sorted(flags)
@@ -65,6 +69,8 @@ def decode(data: str, msg_id: str | None = None) -> BaseMessage:
     if role == "system":
         return SystemMessage(**kw)
     if role == "user":
+        if isinstance(d.get("o"), str):
+            kw["additional_kwargs"] = {**kw.get("additional_kwargs", {}), OWN: d["o"]}
         return HumanMessage(**kw)
     if role == "tool":
         if d.get("p"):

@@ -69,12 +69,25 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
             "CREATE INDEX IF NOT EXISTS threads_parent ON threads (parent_id)",
         ],
     ),
+    (
+        4,
+        "memory: the rules version each item was checked against, one-time notices",
+        [
+            "ALTER TABLE memory ADD COLUMN rules INTEGER NOT NULL DEFAULT 0",
+            """CREATE TABLE IF NOT EXISTS memory_notes (
+                user_name TEXT NOT NULL,
+                note TEXT NOT NULL,
+                at REAL NOT NULL,
+                PRIMARY KEY (user_name, note)
+            )""",
+        ],
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]
 # Our tables. Every version of mcp-chat recorded them in schema_migrations, so a database that
 # has one of them but no schema_migrations belongs to another program: never migrated (both backends).
-OWN_TABLES = ("threads", "messages", "usage", "memory")
+OWN_TABLES = ("threads", "messages", "usage", "memory", "memory_notes")
 
 
 def foreign_tables(tables: set[str]) -> list[str]:

@@ -75,6 +75,19 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
             "CREATE INDEX IF NOT EXISTS threads_parent ON threads (parent_id)",
         ],
     ),
+    (
+        4,
+        "memory: the rules version each item was checked against, one-time notices",
+        [
+            "ALTER TABLE memory ADD COLUMN IF NOT EXISTS rules INTEGER NOT NULL DEFAULT 0",
+            """CREATE TABLE IF NOT EXISTS memory_notes (
+                user_name TEXT NOT NULL,
+                note TEXT NOT NULL,
+                at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (user_name, note)
+            )""",
+        ],
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -24,6 +24,8 @@ from client.core.secrets import mask
 from client.engine.store import codec
 from client.core.memory.policy import Bullet
 from client.engine.store.base import Store, StoreError, ThreadInfo, TurnUsage
+from client.core.memory.structure import RULES
+from client.engine.store.memory_rows import PgMemoryRows
 from client.engine.store.pg_lineage import NEW_COLS, THREAD_COLS, PgLineage, bullet_row, thread_row
 from client.engine.store.pg_locks import CONNECT_TIMEOUT, PgLocks, lock_key
 from client.engine.store.pg_migrations import apply, foreign, up_to_date
@@ -36,7 +38,7 @@ POOL_MAX = 4  # one client runs one statement at a time; a few spare for the sav
 SETUP_WAIT = 120  # seconds to wait for another client's schema setup
 
 
-class PostgresStore(PgLocks, PgLineage, Store):
+class PostgresStore(PgLocks, PgLineage, PgMemoryRows, Store):
     def __init__(self, url: str) -> None:
         self.url = url
         self.shown = mask_url(url)
@@ -235,13 +237,13 @@ class PostgresStore(PgLocks, PgLineage, Store):
 
     async def memory_add(self, user: str, bullets: Sequence[Bullet]) -> None:
         now = time.time()
-        rows = [(user, b.thread_id, mask(b.text), b.score, json.dumps(b.sources), now, now) for b in bullets]
+        rows = [(user, b.thread_id, mask(b.text), b.score, json.dumps(b.sources), now, now, RULES) for b in bullets]
         if not rows:
             return
         async with self.db.connection() as conn, conn.transaction(), conn.cursor() as cur:
             await cur.executemany(
-                "INSERT INTO memory (user_name, thread_id, text, score, sources, created_at, updated_at) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s)", rows
+                "INSERT INTO memory (user_name, thread_id, text, score, sources, created_at, updated_at, rules) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)", rows
             )
 
     async def memory_update(self, bullets: Sequence[Bullet]) -> None:

@@ -20,12 +20,14 @@ from client.engine.store.filelock import FileLocks
 from client.engine.store.migrations import apply as apply_migrations
 from client.engine.store.serde import checkpoint_serde
 from client.engine.store.sqlite_check import check_writable, store_error
+from client.core.memory.structure import RULES
+from client.engine.store.memory_rows import SqliteMemoryRows
 from client.engine.store.sqlite_lineage import SqliteLineage, bullet_row
 
 SETUP_TRIES = 5  # opening a new file from several processes at once
 
 
-class SqliteStore(SqliteLineage, Store):
+class SqliteStore(SqliteLineage, SqliteMemoryRows, Store):
     def __init__(self, path: str) -> None:
         self.path = path
         self.conn: aiosqlite.Connection | None = None
@@ -222,9 +224,9 @@ class SqliteStore(SqliteLineage, Store):
         async with self.checkpointer.lock:
             for b in bullets:
                 await self._run(
-                    "INSERT INTO memory (user_name, thread_id, text, score, sources, created_at, updated_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (user, b.thread_id, mask(b.text), b.score, json.dumps(b.sources), now, now),
+                    "INSERT INTO memory (user_name, thread_id, text, score, sources, created_at, updated_at, rules) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (user, b.thread_id, mask(b.text), b.score, json.dumps(b.sources), now, now, RULES),
                 )
             await self.db.commit()
 

@@ -51,7 +51,12 @@ async def tokens(c: SlashContext, arg: str) -> None:
               title=t("tokens_title", id=c.session.thread_id), header=True)
 
 
+MEMORY_TITLE = 30  # characters of a session's title beside a memory item
+
+
 async def memory(c: SlashContext, arg: str) -> None:
+    """/memory: each item with its score and where it came from (the session, its title, the turns),
+    so /forget N is a confident choice."""
     if c.session.memory is None:
         c.r.line(t("memory_off"))
         return
@@ -59,10 +64,16 @@ async def memory(c: SlashContext, arg: str) -> None:
     items = await c.session.memory.list()
     if not items:
         c.r.line(t("memory_empty"))
+    titles: dict[str, str] = {}
     for i, b in enumerate(items, 1):
         score = f"{b.score:.2f}" if b.score is not None else "-"
-        src = ",".join(map(str, b.sources))
-        c.r.line(f"{i:>3}. [{score}] {b.text}  (thread {b.thread_id[:12]}, turns {src})")
+        if b.thread_id not in titles:
+            info = await c.session.threads.info(b.thread_id) if b.thread_id else None
+            titles[b.thread_id] = " ".join((info.title if info else "").split())[:MEMORY_TITLE]
+        title = titles[b.thread_id]
+        where = t("memory_source", id=b.thread_id[:12], title=f' "{title}"' if title else "",
+                  turns=",".join(map(str, b.sources)) or "-")
+        c.r.line(f"{i:>3}. [{score}] {b.text}  ({where})")
 
 
 async def forget(c: SlashContext, arg: str) -> None:
