@@ -19,6 +19,7 @@ from client.engine.providers import Runtime, tool_schemas
 from client.engine.wire_tools import WireTools
 from client.engine.events import RequestStats, notify
 from client.engine.limits import DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_TOOL_CALLS, TurnLimits
+from client.engine.model_calls import ModelCalls
 from client.engine.toolcalls import StrictToolArgs
 
 if TYPE_CHECKING:
@@ -188,13 +189,14 @@ def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, 
                 gate: AgentMiddleware | None = None, tools_tokens: int | None = None,
                 calibration_prior: float = 1.0, count_tools: Callable[[list[Any]], int] | None = None,
                 tool_search: str = "auto", history: History | None = None,
-                late: AgentMiddleware | None = None) -> tuple[Any, ContextMiddleware]:
+                late: AgentMiddleware | None = None, calls: ModelCalls | None = None) -> tuple[Any, ContextMiddleware]:
     """`gate`: the tool-permission hook (client/engine/mcp/gate.py), innermost around every tool call.
     `count_tools` and `calibration_prior`: the provider's count of a tool list and tokenizer prior
     (client/engine/providers.py); without them, full schemas and 1.0 (`tools_tokens`: the count of
     `tools`, when known). `tool_search` (auto|on|off) and `history` (a thread's transcript): deferred
     tool schemas (client/engine/tool_search.py). `late`: finds a tool a starting server brings
-    (client/engine/late_tools.py), just inside the limits."""
+    (client/engine/late_tools.py), just inside the limits. `calls`: the session's count of the
+    turn's model calls, which MCP sampling shares (model_calls.py)."""
     from client.core.context.budget import estimate_tools_tokens
     from client.core.context.deferred_tools import should_defer
 
@@ -210,7 +212,7 @@ def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, 
     names = {t.name for t in tools} | ({search.search_name} if search else set())  # what a dispatcher may name
     mw = ContextMiddleware(budget=budget, tools_tokens=tools_tokens, count_tools=count, debug=debug,
                            calibration=Calibration(ratio=calibration_prior))
-    limits = TurnLimits(max_model_calls, max_tool_calls)  # outermost: decides whether a call gets tools
+    limits = TurnLimits(max_model_calls, max_tool_calls, calls)  # outermost: decides whether a call gets tools
     # ToolSearch: inside the limits (a call they strip of tools stays without), outside the budget
     # (which counts the tools it chose). StrictToolArgs: innermost around the model (it reads the
     # streamed argument text), and outside the gate around tools (a call with unreadable arguments
