@@ -213,8 +213,11 @@ class ServerConn:
         def on_login(active: bool) -> None:
             self.logging_in = active
 
+        async def confirm(url: str) -> bool | None:  # credentials to an endpoint off the authorization server
+            return await f.frontend.confirm("oauth_endpoint", s.name, url)
+
         return await oauth_provider(s.url, f.user, s.oauth, callback,
-                                    lambda url: f.show_login(s.name, url), on_login)
+                                    lambda url: f.show_login(s.name, url), on_login, confirm)
 
     async def _note(self, response: httpx2.Response) -> None:
         """The SDK 2.x turns a refused HTTP request into a JSON-RPC error without its status: keep it."""
