@@ -4,9 +4,11 @@
                       [--stateless] [--log-level LEVEL]
                       [--allowed-hosts H,...] [--allowed-origins O,...] [--auth-token T]
                       [--max-sessions N] [--session-idle-timeout S] [--header-timeout S]
+                      [--body-timeout S] [--max-connections N]
 
 Env: MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS, MCP_SEARCH_TOKEN (comma-separated lists),
-MCP_MAX_SESSIONS, MCP_SESSION_IDLE_TIMEOUT, MCP_HEADER_TIMEOUT; options win.
+MCP_MAX_SESSIONS, MCP_SESSION_IDLE_TIMEOUT, MCP_HEADER_TIMEOUT, MCP_BODY_TIMEOUT,
+MCP_MAX_CONNECTIONS; options win.
 
 `--env-file PATH` is loaded first; else `./.env`, only in a folder trusted with `mcp-chat trust`
 (server/envfile.py; not with --no-env-file). Real environment variables win.
@@ -24,11 +26,14 @@ import sys
 import anyio
 
 from server.limits import (
+    DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_IDLE_TIMEOUT,
+    RESERVED_FILES,
     UsageError,
     apply_limits,
+    connection_cap,
     count,
     describe_limits,
     positive_seconds,
@@ -99,6 +104,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         f"(408 if it sent part of one) (env MCP_HEADER_TIMEOUT; default {DEFAULT_HEADER_TIMEOUT:g})",
     )
     parser.add_argument(
+        "--body-timeout",
+        type=positive_seconds,
+        metavar="S",
+        help=f"close a connection whose request body has not fully arrived S seconds after its headers "
+        f"(408) (env MCP_BODY_TIMEOUT; default {DEFAULT_BODY_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=count,
+        metavar="N",
+        help=f"at most N open connections; one more closes the one that has waited longest for its request "
+        f"(503 when all are busy answering); 0 = as many as the descriptor limit leaves room for (the limit "
+        f"minus {RESERVED_FILES}), also the most allowed (env MCP_MAX_CONNECTIONS; default 0)",
+    )
+    parser.add_argument(
         "--log-level",
         type=str.upper,
         choices=LEVELS,
@@ -147,12 +167,15 @@ def setup_logging(level: str) -> None:
         # line already says it (server.gate.AccessLog), so one request stays one line.
         for name in ("mcp.server.streamable_http_manager", "mcp.server.transport_security"):
             logging.getLogger(name).setLevel(logging.ERROR)
-        # The SDK logs a traceback when a client closes its session while the GET stream is open.
+        # The SDK logs a traceback when a client closes its session while the GET stream is open,
+        # and when a request's body never came whole (its client went, or server.httpconn closed it).
         logging.getLogger("mcp.server.streamable_http").addFilter(_drop_closed_stream_errors)
 
 
 def _drop_closed_stream_errors(record: logging.LogRecord) -> bool:
     exc = record.exc_info[1] if record.exc_info else None
+    if type(exc).__name__ == "ClientDisconnect" and type(exc).__module__.startswith("starlette"):
+        return False
     return not isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError))
 
 
@@ -224,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
             logging.getLogger("server").info("%s", describe_limits(args))
             signal.signal(signal.SIGTERM, signal.default_int_handler)  # like Ctrl-C: quiet exit
-            anyio.run(serve_http, app, args.auth_token, args.header_timeout)
+            anyio.run(serve_http, app, args.auth_token, args.header_timeout, args.body_timeout,
+                      connection_cap(args.max_connections))
     except KeyboardInterrupt:
         pass
     return 0

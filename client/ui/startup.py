@@ -136,6 +136,7 @@ def wire_session(settings: Settings, store: Any, hub: Any, models: Models, rende
     tools = _Tools(hub, settings, renderer, models, store, gate)
     session = build_session(settings, store, hub.tools, models=models, gate=gate, late=LateTools(hub.late_tool))
     tools.attached = hub.version
+    tools.tell_refused()
     return session, tools
 
 
@@ -158,6 +159,7 @@ class _Tools:
         self.hub, self.s, self.r = hub, settings, renderer
         self.models, self.store, self.gate = models, store, gate
         self.attached = -1  # the hub's tool-list version the agent was built over
+        self.told: set[str] = set()  # tools already named as too big to offer
 
     async def refresh(self) -> None:
         """Before every turn: failed starts reported (once each), servers whose tools changed (or
@@ -168,6 +170,18 @@ class _Tools:
         if self.hub.version != self.attached:
             self.attached = self.hub.version
             self.models.attach(self.hub.tools, self.store.checkpointer, self.gate)
+        self.tell_refused()  # after a change of tools or of model (/model)
+
+    def tell_refused(self) -> None:
+        """One line per tool whose schema alone is too big to offer (client/engine/agent.py), once each;
+        the session goes on without it."""
+        stack = self.models.current
+        for name, tokens in stack.mw.refused_tools if stack.mw is not None else ():
+            if name not in self.told:
+                self.told.add(name)
+                server = self.hub.tool_of(name)[0] if name in self.hub.owner else "?"
+                self.r.notice(t("tool_schema_too_big", name=name, server=server, tokens=tokens,
+                                budget=stack.budget), True)
 
 
 def _report_new(hub: Any, settings: Settings, renderer: Any) -> None:

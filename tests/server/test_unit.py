@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 from server import naver
 from server.__main__ import parse_args
-from server.limits import UsageError, apply_limits, describe_limits
-from server.logsafe import OneLineFormatter, escape, url_path
+from server.limits import (RESERVED_FILES, UsageError, accept_slack, apply_limits, connection_cap, connection_room,
+                           describe_limits)
+from server.logsafe import OneLineFormatter, Throttle, escape, url_path
 from server.results import clean_text, fit_result, render
 from tests.server.helpers import server_env
 
@@ -139,12 +140,33 @@ def test_limits_from_options_env_and_defaults() -> None:
     apply_limits(args, {"MCP_MAX_SESSIONS": "7", "MCP_SESSION_IDLE_TIMEOUT": "0", "MCP_HEADER_TIMEOUT": " 2.5 "})
     assert (args.max_sessions, args.session_idle_timeout, args.header_timeout) == (5, 0.0, 2.5)  # the option wins
     args = parse_args([])
-    apply_limits(args, {"MCP_MAX_SESSIONS": ""})
+    apply_limits(args, {"MCP_MAX_SESSIONS": "", "MCP_BODY_TIMEOUT": "5", "MCP_MAX_CONNECTIONS": "100"})
     assert (args.max_sessions, args.session_idle_timeout, args.header_timeout) == (1000, 600.0, 10.0)
-    assert describe_limits(args) == ("request line and headers must arrive within 10s; MCP sessions: at most 1000; "
-                                     "a session closes after 600s without a request")
+    assert (args.body_timeout, args.max_connections) == (5.0, 100)
+    assert describe_limits(args) == ("request line and headers must arrive within 10s, the body within 5s; at most "
+                                     "100 connections; MCP sessions: at most 1000; a session closes after 600s "
+                                     "without a request")
     args.stateless = True
     assert describe_limits(args).endswith("stateless: no MCP sessions are kept")
+
+
+def test_the_connection_limit_stays_below_the_descriptor_limit() -> None:
+    """Issue 50: every connection is a descriptor; the cap leaves room for the rest of the process."""
+    assert connection_room(1024) == 1024 - RESERVED_FILES == 832
+    assert connection_room(64) == 16 and accept_slack(16) == 8  # a small limit: a quarter, half that in flight
+    assert connection_room(20_000) + accept_slack(connection_room(20_000)) + 128 == 20_000
+    assert connection_cap(0, 1024) == 832 and connection_cap(100, 1024) == 100 and connection_cap(5000, 1024) == 832
+    args = parse_args(["--max-connections", "10000000"])
+    apply_limits(args, {})
+    assert "(not 10000000: the descriptor limit leaves room for " in describe_limits(args)
+
+
+def test_a_flood_of_events_is_told_once_a_second() -> None:
+    throttle = Throttle(3600.0)
+    assert throttle.note("evicted") == "1 evicted"  # the first at once
+    assert [throttle.note("evicted") for _ in range(1000)] == [""] * 1000
+    throttle.last -= 3600.0
+    assert throttle.note("refused") == "1000 evicted, 1 refused"  # the next line counts what it held back
 
 
 @pytest.mark.parametrize(

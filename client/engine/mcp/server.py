@@ -19,7 +19,7 @@ import asyncio
 import os
 import tempfile
 import time
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, nullcontext
 from typing import IO, Awaitable, Callable
 
 import anyio
@@ -213,8 +213,11 @@ class ServerConn:
         def on_login(active: bool) -> None:
             self.logging_in = active
 
+        async def confirm(url: str) -> bool | None:  # credentials to an endpoint off the authorization server
+            return await f.frontend.confirm("oauth_endpoint", s.name, url)
+
         return await oauth_provider(s.url, f.user, s.oauth, callback,
-                                    lambda url: f.show_login(s.name, url), on_login)
+                                    lambda url: f.show_login(s.name, url), on_login, confirm)
 
     async def _note(self, response: httpx2.Response) -> None:
         """The SDK 2.x turns a refused HTTP request into a JSON-RPC error without its status: keep it."""
@@ -289,15 +292,20 @@ class ServerConn:
             request = asyncio.wait_for(era.call_as_task(session, self._dispatcher, tool.name, args, progress), timeout)
         else:
             request = era.call_tool(session, tool.name, args, timeout, progress)
-        call = asyncio.ensure_future(request)
-        ended = asyncio.ensure_future(self._ended.wait())
-        try:
-            await asyncio.wait({call, ended}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            ended.cancel()
-            if not call.done():
-                call.cancel()
-                await asyncio.gather(call, return_exceptions=True)
+        with self.features.capped(self.spec.name) if self.features else nullcontext(asyncio.Event()) as capped:
+            call = asyncio.ensure_future(request)
+            ended = asyncio.ensure_future(self._ended.wait())
+            over = asyncio.ensure_future(capped.wait())  # its sampling reached the turn's limit (features.py)
+            try:
+                await asyncio.wait({call, ended, over}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                ended.cancel()
+                over.cancel()
+                if not call.done():
+                    call.cancel()
+                    await asyncio.gather(call, return_exceptions=True)
+        if capped.is_set() and self.features is not None:
+            return error_result(self.features.capped_text())
         if call.cancelled():
             raise ServerGone(self.error or "connection closed")
         err = call.exception()
