@@ -18,10 +18,10 @@ second launch the first message asks for a tool of a slow server: how long until
 the model, and whether it ran. MCP_CHAT_TOOL_SEARCH=off, so a request carries every schema and its
 tool count says which servers were offered. The client runs with its pre-imported process.
 
-bundled: the default configuration (the bundled search server, against the Naver stub), a first
-launch ever (no pre-imported process, nothing saved) beside two CPU burners (`python3 -c 'while 1:
-pass'`, ended after): `강남역 맛집 검색해줘` typed at once; whether web_search was offered, when the
-search reached Naver and when its result reached the model.
+bundled: the default configuration (the bundled search server, against the Naver stub), nothing
+saved (a first launch ever), with and without the pre-imported processes, beside two CPU burners
+(`python3 -c 'while 1: pass'`, ended after): `강남역 맛집 검색해줘` typed at once; whether web_search
+was offered, when the search reached Naver and when its result reached the model.
 
 --before ROOT: the same runs of another checkout (e.g. `git archive <commit>` unpacked), interleaved
 with this one's, so a change of the machine's load hits both alike. --peer: the first-launch rows of
@@ -235,7 +235,8 @@ def mcp_chat(root: Path, cache: Path, db: Path, llm: LLMStub, rundir: Path, conf
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(rundir.parent), "LANG": "C.UTF-8",
            "TERM": "xterm-256color", "PYTHONPATH": str(root), "CLOVA_STUDIO_API_KEY": "bench-key",
            "CLOVA_STUDIO_BASE_URL": llm.base_url, "MCP_CHAT_RUNTIME_DIR": str(rundir), "MCP_CHAT_DAEMON": "1",
-           "XDG_CACHE_HOME": str(cache), "MCP_CHAT_TOOL_SEARCH": "off", **(extra or {})}
+           "XDG_CACHE_HOME": str(cache), "MCP_CHAT_TOOL_SEARCH": "off", "MCP_CHAT_YES": "1",  # no approval question
+           **(extra or {})}
     argv = [sys.executable, "-m", "client", "--new", "--no-memory", "--db", str(db),
             *(["--mcp-config", str(config)] if config else [])]
     return argv, env
@@ -327,32 +328,32 @@ def bench_servers(args, clients: dict[str, Path], tmp: Path, llm: LLMStub, rundi
                       f"| {counts([r.later_tools for r in runs])} | {call}{failed_note(runs)} |")
 
 
-def bench_bundled(args, clients: dict[str, Path], tmp: Path, llm: LLMStub) -> None:
+def bench_bundled(args, clients: dict[str, Path], tmp: Path, llm: LLMStub, rundirs: dict[str, Path]) -> None:
+    """warm: the client's pre-imported process runs (the bundled server's starts with the first run);
+    cold: neither (MCP_CHAT_DAEMON=0). Both: nothing saved, a fresh cache folder."""
     burners = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(2)]
     rows: dict[str, list[Run]] = {}
     try:
         with NaverStub() as naver:
             for i in range(args.runs):
                 for label, root in clients.items():
-                    if label == args.peer:
-                        continue
-                    home = tmp / f"bundled-{label}-{i}"
-                    home.mkdir()
-                    naver.requests.clear()
-                    extra = {"MCP_CHAT_DAEMON": "0", "HOME": str(home), "NAVER_CLIENT_ID": naver.client_id,
-                             "NAVER_CLIENT_SECRET": naver.client_secret, "NAVER_API_BASE_URL": naver.base_url}
-                    (home / "rt").mkdir(mode=0o700)
-                    argv, env = mcp_chat(root, home / "cache", home / "chat.db", llm, home / "rt", None, extra)
-                    llm.rule = offered_only(LLMStub.rule.__get__(llm))
-                    run = drive(argv, env, home, llm, Plan(message=SEARCH, call=True, naver=naver))
-                    rows.setdefault(label, []).append(run)
-                    sys.stderr.write(f"  bundled {label}: {run}\n")
-                    time.sleep(1.0)
+                    for mode in ("warm", "cold") if label != args.peer else ():
+                        home = tmp / f"bundled-{label}-{mode}-{i}"
+                        home.mkdir()
+                        naver.requests.clear()
+                        extra = {"NAVER_CLIENT_ID": naver.client_id, "NAVER_CLIENT_SECRET": naver.client_secret,
+                                 "NAVER_API_BASE_URL": naver.base_url, **({"MCP_CHAT_DAEMON": "0"} if mode == "cold" else {})}
+                        argv, env = mcp_chat(root, home / "cache", home / "chat.db", llm, rundirs[label], None, extra)
+                        llm.rule = offered_only(LLMStub.rule.__get__(llm))
+                        run = drive(argv, env, home, llm, Plan(message=SEARCH, call=True, naver=naver))
+                        rows.setdefault(f"{label} {mode}", []).append(run)
+                        sys.stderr.write(f"  bundled {label} {mode}: {run}\n")
+                        time.sleep(1.0)
     finally:
         for b in burners:
             b.kill()
             b.wait()
-    print(f"\n### bundled search alone, first launch ever, beside two CPU burners: {header(args)}\n")
+    print(f"\n### bundled search alone, nothing saved, beside two CPU burners: {header(args)}\n")
     print("| client | launch to prompt s (ready) | Enter to first request s | web_search in it "
           "| Enter to the search at Naver s | Enter to its result at the model s |")
     print("|---|---:|---:|---:|---:|---:|")
@@ -377,8 +378,11 @@ def main() -> None:
     ap.add_argument("--later", type=float, default=12.0, help="seconds after the prompt to send a second message")
     ap.add_argument("--before", type=Path, help="another checkout to measure alongside (e.g. the commit before)")
     ap.add_argument("--only", default="servers,bundled")
+    ap.add_argument("--sizes", default="1,5,25", help="of the servers runs: 1 (0 slow), 5 (2), 25 (10)")
     ap.add_argument("--peer", default="none", choices=("fast-agent", "none"))
     args = ap.parse_args()
+    global SIZES
+    SIZES = tuple(size for size in SIZES if str(size[0]) in args.sizes.split(","))
     clients = {"mcp-chat": ROOT, **({"before": args.before.resolve()} if args.before else {})}
     if args.peer != "none":
         broken = peers.install(next(p for p in peers.PEERS if p.name == args.peer))
@@ -400,7 +404,7 @@ def main() -> None:
             if "servers" in args.only:
                 bench_servers(args, clients, tmp, llm, rundirs)
             if "bundled" in args.only:
-                bench_bundled(args, clients, tmp, llm)
+                bench_bundled(args, clients, tmp, llm, rundirs)
         finally:
             for label, root in clients.items():
                 if label in rundirs:

@@ -65,7 +65,6 @@ class ToolHub(ServerFleet):
         self.tools: list[BaseTool] = []
         self.owner: dict[str, tuple[ServerConn, types.Tool]] = {}  # tool name -> (server, MCP tool)
         self._names: dict[tuple[str, str], str] = {}  # (server, MCP tool) -> its function name, kept once given
-        self._built: dict[str, int] = {}  # server -> the generation of its tools the list was built from
         super().__init__(specs if specs is not None else [bundled_spec()], features, errlog, saved)
         if not debug:  # the SDK logs tracebacks (e.g. a server printing non-JSON); we report one line
             sdk_log = logging.getLogger("mcp")
@@ -210,7 +209,7 @@ class ToolHub(ServerFleet):
         await self._up(server)
         if not server.live:
             return live_check.unreachable(server.spec.name, tool.name, server.error or server.state)
-        live = self._live(server, tool.name)
+        live = self._live(server, tool.name) if server.state != OFF else None  # switched off: its tools are gone
         stale = live_check.check(server.spec.name, tool, live, args)
         if stale is not None or live is None:
             return stale

@@ -141,8 +141,8 @@ class ServerConn:
                 self.opened.set()
                 await era.negotiate(session, self.spec.protocol, self._deadline)
                 self.protocol = session.protocol_version
-                self.tools = await self.listing.tools(session)
-                self.live, self.generation = True, self.generation + 1
+                self._listed(await self.listing.tools(session))
+                self.live = True
                 self.session, self.state = session, "connected"
                 if self.features is not None:
                     self.features.sessions[self.spec.name] = session
@@ -255,11 +255,15 @@ class ServerConn:
             tools = await asyncio.wait_for(self.listing.tools(session), RESTART_TIMEOUT)
         except Exception:  # noqa: BLE001
             return False
-        before = [t.model_dump(by_alias=True, exclude_none=True) for t in self.tools]
-        self.tools = tools
-        if [t.model_dump(by_alias=True, exclude_none=True) for t in tools] == before:
+        return self._listed(tools)
+
+    def _listed(self, tools: list[types.Tool]) -> bool:
+        """Take a listing; True (and a new generation) when it differs from the tools held. The same
+        definitions keep the objects held (offered before the server was up: nothing to rebuild)."""
+        if [t.model_dump(by_alias=True, exclude_none=True) for t in tools] == \
+                [t.model_dump(by_alias=True, exclude_none=True) for t in self.tools]:
             return False
-        self.generation += 1
+        self.tools, self.generation = tools, self.generation + 1
         return True
 
     async def call(self, tool: types.Tool, args: dict, progress: ProgressFn | None = None) -> types.CallToolResult:

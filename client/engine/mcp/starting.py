@@ -8,9 +8,9 @@ the next launch), and a start that fails takes them out again. A server seen for
 joins `order` when it comes up (the servers whose tools are offered, in the order they came
 up, so a newcomer's tools go at the END of the tool list and the provider's prompt cache of the
 earlier ones holds) and bumps `version`; `unknown()` names those still starting, which a message
-waits for up to a short grace (`startup_grace`, client/ui/startup.py). A server that fails, or passes its start-up timeout
-(`startup_timeout`: the entry's "startupTimeout", else MCP_CHAT_STARTUP_TIMEOUT, else 30 s like
-the peers), is kept in `failures` until the ui reports it once. `connect()` is the same start,
+waits for up to a short grace (`startup_grace`, client/ui/startup.py). A server that fails, or
+passes its start-up timeout (`startup_timeout`: the entry's "startupTimeout", else
+MCP_CHAT_STARTUP_TIMEOUT, else 30 s like the peers), is kept in `failures` until the ui reports it once. `connect()` is the same start,
 waited for (-p, piped input, tests: deterministic, in the configuration's order).
 `disable(name)` / `enable(name)` switch one server for the session (/mcp).
 """
@@ -74,6 +74,7 @@ class ServerFleet:
         self._since: dict[str, float] = {}  # name -> when its current start began
         self._on_disk: dict[str, str] = {}  # server -> its saved list as last read or written
         self._kept: dict[str, int] = {}  # server -> the generation of its tools last compared with the saved list
+        self._built: dict[str, int] = {}  # server -> the generation of its tools the list was built from
         for server in self.servers:
             known = self._known(server.spec)
             if known is not None:
@@ -96,13 +97,14 @@ class ServerFleet:
 
     def _keep(self, server: ServerConn) -> None:
         """Save a server's live listing for the next launch, when it differs from the saved one."""
-        if self.saved is None or server.spec.bundled or not server.live or self._kept.get(server.spec.name) == server.generation:
+        name = server.spec.name
+        if self.saved is None or server.spec.bundled or not server.live or self._kept.get(name) == server.generation:
             return
-        self._kept[server.spec.name] = server.generation
+        self._kept[name] = server.generation
         ttl, scope = server.listing.ttl_ms, server.listing.scope
         now = _listing(server.tools, ttl, scope)
-        if self._on_disk.get(server.spec.name) != now and self.saved.save(server.spec, server.tools, ttl, scope) is None:
-            self._on_disk[server.spec.name] = now
+        if self._on_disk.get(name) != now and self.saved.save(server.spec, server.tools, ttl, scope) is None:
+            self._on_disk[name] = now
 
     def _build_tools(self) -> None:  # pragma: no cover - ToolHub's
         raise NotImplementedError
@@ -163,10 +165,12 @@ class ServerFleet:
         finally:
             self._since.pop(server.spec.name, None)
         if ok:
-            if server not in self.order:
+            new = server not in self.order
+            if new:
                 self.order.append(server)  # its tools go after those already offered
             self._keep(server)
-            self._build_tools()
+            if new or self._built.get(server.spec.name) != server.generation:  # as offered already: nothing to do
+                self._build_tools()
         else:
             if server in self.order and not server.live:  # offered from a saved list only: they leave
                 self.order.remove(server)
