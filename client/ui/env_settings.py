@@ -25,6 +25,7 @@ LOCAL_THREADS = "MCP_CHAT_LOCAL_THREADS"  # local: llama-server threads (read by
 KEEP_ALIVE = "MCP_CHAT_LOCAL_KEEP_ALIVE"  # local: seconds (read by client/engine/local/keeper.py)
 OAUTH_HEADLESS = "MCP_CHAT_OAUTH_HEADLESS"  # read by client/engine/mcp/oauth.py
 STARTUP_TIMEOUT = "MCP_CHAT_STARTUP_TIMEOUT"  # seconds per MCP server start (read by client/engine/mcp/starting.py)
+STARTUP_GRACE = "MCP_CHAT_STARTUP_GRACE"  # seconds a message waits for servers seen for the first time (likewise)
 DAEMON = "MCP_CHAT_DAEMON"  # read by plumbing/forkserver/launcher.py (client/engine/daemon.py) before the command line
 DAEMON_IDLE = "MCP_CHAT_DAEMON_IDLE"  # read by plumbing/forkserver/daemon.py
 MEMORY_DETACH = "MCP_CHAT_MEMORY_DETACH"  # -p: 1 (default) / 0: a detached job folds what the run leaves (docs/memory.md)
@@ -110,6 +111,7 @@ def check_chat() -> None:
     number(KEEP_ALIVE, float, lambda s: finite(s) and s >= 0, "seconds >= 0")
     env_flag(OAUTH_HEADLESS)
     number(STARTUP_TIMEOUT, float, lambda s: finite(s) and s > 0, "seconds > 0")
+    number(STARTUP_GRACE, float, lambda s: finite(s) and 0 <= s <= 10, "seconds from 0 to 10")
 
 
 def check_every_command() -> None:

@@ -193,6 +193,9 @@ class Renderer:
     def begin_turn(self, label: str = "") -> None:
         """A turn (or a summary, or a memory update) starts: the rich renderer shows a spinner."""
 
+    def waiting(self, label: str) -> None:
+        """What the turn's spinner says it waits for (its timer starts again)."""
+
     def end_turn(self) -> None:
         self.end_stream()
 

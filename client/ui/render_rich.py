@@ -101,6 +101,9 @@ class RichRenderer(Renderer):
     def _wait(self, label: str) -> None:
         self._waiting, self._since = label, time.monotonic()
 
+    def waiting(self, label: str) -> None:
+        self._wait(label)
+
     def _view(self) -> RenderableType:
         shown = redactor().settled(self._answer)[0]
         if shown.strip():

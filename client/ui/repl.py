@@ -221,19 +221,20 @@ class Repl:
                 if await slash.run(self.slash, cmd) == "exit":
                     break
                 continue
-            if self.tools_changed is not None:
-                await self.tools_changed()
-            await self.turn(await with_mentions(self.hub, self.s, self.r, text))
+            await self.turn(await with_mentions(self.hub, self.s, self.r, text), prepare=self.tools_changed)
         await self.end_thread()
         await self.close_memory()
         self.r.info(t("bye"))
         return 0
 
     async def turn(self, text: str, *, force_summary: bool = False, focus: str | None = None,
-                   own: str | None = None) -> None:
+                   own: str | None = None, prepare: Callable[[], Awaitable[None]] | None = None) -> None:
+        """One turn; `prepare` first, under the turn's spinner and Ctrl-C (the tools ready by now)."""
         started = time.monotonic()
 
         async def consume() -> None:
+            if prepare is not None:
+                await prepare()
             async for ev in self.session.turn(text, force_summary=force_summary, focus=focus, own=own):
                 if self.capture is not None:
                     self.capture.record(ev)

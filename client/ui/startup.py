@@ -3,8 +3,12 @@
 The database is opened before anything starts (client/ui/cli.py: a bad --db is one line before
 any model or server runs). Then the MCP servers start in the background, each on its own
 (client/engine/mcp/starting.py). At a terminal nothing waits for them, nor for the key check:
-the prompt comes at once, a message is sent with the tools that are ready, a server's tools join
-the next request once it is up, and the bottom toolbar shows the servers still starting. A
+the prompt comes at once and the bottom toolbar shows the servers still starting. The first request
+already carries every tool known before its server is up (the bundled server's, shipped with the
+client; any other's last listing, saved per user: client/engine/mcp/saved_tools.py); a message sent
+while a server seen for the first time starts waits for it up to a short grace
+(MCP_CHAT_STARTUP_GRACE, 3 s), then goes without it, saying so in one line, and its tools join the
+next request once it is up. A
 one-shot (-p), piped run or --require-tools waits for every server (each up to its start-up
 timeout) before anything is sent, so scripts stay deterministic.
 """
@@ -37,6 +41,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
     from client.engine.mcp import ToolHub
     from client.engine.mcp.permissions import Permissions
     from client.engine.mcp.saved_approvals import SavedApprovals, approvals_path
+    from client.engine.mcp.saved_tools import SavedTools
     from client.engine.mcp.server import line_pipe
     from client.engine.models import Models
     from client.ui.frontend import TerminalFrontend
@@ -58,7 +63,8 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
     features = client_features(settings, current_models, frontend)  # e.g. an OAuth login URL at start-up
     # --debug: stdio servers' stderr shown line by line, cleaned and masked like everything we print
     errlog = line_pipe(_server_stderr) if settings.debug else None
-    hub = ToolHub(specs, settings.debug, permissions, features, frontend, errlog=errlog)
+    saved = SavedTools(settings.user)  # each server's last listing: offered before it is up, checked at each call
+    hub = ToolHub(specs, settings.debug, permissions, features, frontend, errlog=errlog, saved=saved)
     # at a terminal nothing waits for a server: each joins the next request once it is up (issue 41);
     # -p, piped input and --require-tools wait for them all (scripts stay deterministic)
     lazy = renderer.interactive and settings.prompt is None and not settings.require_tools
@@ -89,6 +95,8 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
 
             reader.status = lambda: starting_line(hub)  # the bottom toolbar while servers start
         early_prompt.erase()  # the chat's own lines and prompt take its place (client/ui/early_prompt.py)
+        for path in saved.take_problems():  # ignored: one line each
+            renderer.notice(t("tools_cache_bad", path=str(path)), True)
         try:
             return await repl.run()
         except EOFError:
@@ -160,11 +168,31 @@ class _Tools:
         self.models, self.store, self.gate = models, store, gate
         self.attached = -1  # the hub's tool-list version the agent was built over
         self.told: set[str] = set()  # tools already named as too big to offer
+        self.waited: set[str] = set()  # servers a message already waited for (each once)
+
+    async def _grace(self) -> None:
+        """A message waits for the servers whose tools are not known yet, up to the grace (the
+        spinner's timer runs); those still starting after it are named in one line."""
+        from client.engine.mcp.starting import startup_grace
+
+        waiting = [n for n in self.hub.unknown() if n not in self.waited]
+        if not waiting:
+            return
+        self.waited.update(waiting)
+        grace = startup_grace()
+        if grace > 0:
+            self.r.waiting(t("spin_mcp_wait", names=", ".join(waiting)))
+            await self.hub.wait(waiting, grace)
+            self.r.waiting(t("spin_thinking"))
+        late = [n for n in self.hub.unknown() if n in waiting]
+        if late:
+            self.r.notice(t("mcp_sent_without", names=", ".join(late)))
 
     async def refresh(self) -> None:
-        """Before every turn: failed starts reported (once each), servers whose tools changed (or
-        whose listing expired) listed again, and the tools that are ready now become the agent's.
-        Nothing here waits for a server that is still starting."""
+        """Before every turn: servers seen for the first time still starting are waited for, once,
+        up to the grace; failed starts reported (once each), servers whose tools changed (or whose
+        listing expired) listed again, and the tools that are ready now become the agent's."""
+        await self._grace()
         _report_new(self.hub, self.s, self.r)
         await self.hub.refresh()
         if self.hub.version != self.attached:

@@ -133,6 +133,7 @@ class FakeServer:
         self.spec = ServerSpec(name=name, transport="stdio", shown=name)
         self.tools = [types.Tool(name=n, description=f"{n} of {name}", inputSchema={"type": "object"}) for n in tools]
         self.state, self.error, self.restarts = state, None if state == "connected" else "boom", 0
+        self.live, self.generation = True, 0
 
 
 def test_colliding_names_get_server_prefix_others_stay():
