@@ -7,6 +7,8 @@ i18n_*.py); the code is the last few functions.
 
 from __future__ import annotations
 
+import string
+
 KO: dict[str, str] = {
     "ask_thread": "세션 ID를 입력하세요(새 세션 시작은 Enter):",
     "current_thread": "현재 세션 ID: {id}",
@@ -215,7 +217,7 @@ KO: dict[str, str] = {
     "print_only": "-p 와 함께만 쓰는 옵션입니다: {detail}",
     "models_failed": "모델 목록을 가져오지 못했습니다: {err}",
     "models_none": "이 서버는 모델 목록을 제공하지 않습니다. /model 이름 으로 직접 바꿀 수 있습니다.",
-    "model_switched": "모델을 {model}(으)로 바꿨습니다 (이 세션이 끝날 때까지, 요청 예산 {budget} 토큰).",
+    "model_switched": "모델을 {model}(으)로 바꿨습니다: 종료할 때까지 모든 요청(/new·/resume 로 여는 세션 포함)에 씁니다 (요청 예산 {budget} 토큰).",
     "model_unknown": "서버 목록에 없는 모델입니다: {model}. /model 로 목록을 확인하세요.",
 }
 
@@ -224,22 +226,22 @@ EN: dict[str, str] = {
     "current_thread": "Current session ID: {id}",
     "greeting": "Hello, I am an AI assistant. Type your request. (Type 'exit' to quit.)",
     "bye": "Goodbye.",
-    "resumed": "Continuing the previous {turns} turns.",
+    "resumed": "Continuing the earlier conversation ({turns:# turn|# turns}).",
     "tool_select": "[tool]: {name}",
     "tool_call": "[call]: {args}",
     "tool_result": "[result]: {preview}",
     "tool_error": "[tool error]: {preview}",
-    "trimmed": "More than {keep} turns: trimming the oldest.",
-    "summarizing": "Summarizing {n} earlier turns...",
-    "summarized": "Earlier turns summarized ({n} turns -> 1 summary).",
+    "trimmed": "More than {keep:# turn|# turns}: trimming the oldest.",
+    "summarizing": "Summarizing {n:# earlier turn|# earlier turns}...",
+    "summarized": "Earlier turns summarized ({n:# turn|# turns} -> 1 summary).",
     "summary_failed": "Warning: the summary request failed; this turn goes out unsummarized and the next turn retries. ({err})",
     "summary_wait": "Over the request budget: waiting for the summary of earlier turns...",
     "summary_rejected": "The summary model's answer was unusable ({why}); it was discarded and asked for again.",
     "summary_unusable": "Warning: the summary model's answers were unusable ({why}); this turn keeps the earlier turns verbatim, and the next turn retries.",
     "answer_loop_cut": "The answer repeated itself; the repetition was cut before it was stored.",
-    "budget_dropped": "Over the token budget: left {n} old turns out of this request.",
-    "too_long": "Message too long: about {tokens} tokens, over the request budget of {budget}. Not sent, not stored.",
-    "status": "[status] {provider}request tokens est. {est}{api} · {pct}% of budget · {turns} turns in context{action}",
+    "budget_dropped": "Over the token budget: left {n:# old turn|# old turns} out of this request.",
+    "too_long": "Message too long: about {tokens:# token|# tokens}, over the request budget of {budget}. Not sent, not stored.",
+    "status": "[status] {provider}request tokens est. {est}{api} · {pct}% of budget · {turns:# turn|# turns} in context{action}",
     "status_api": " / API {n}",
     "status_trim": " · trimmed",
     "status_summary": " · summarized",
@@ -292,8 +294,8 @@ EN: dict[str, str] = {
     "mcp_progress_done": "[progress] {tool}: done ({step})",
     "mcp_progress_stopped": "[progress] {tool}: stopped ({step})",
     "mcp_no_servers": "No MCP servers configured.",
-    "mcp_tools_server": "[{name}] {state} · {n} tools",
-    "mcp_server_row": "{name}: {state} · {transport} {shown} · {n} tools",
+    "mcp_tools_server": "[{name}] {state} · {n:# tool|# tools}",
+    "mcp_server_row": "{name}: {state} · {transport} {shown} · {n:# tool|# tools}",
     "mcp_server_restarts": " · reconnected {n}x",
     "mcp_server_protocol": " · MCP {version}",
     "mcp_state_connected": "connected",
@@ -308,7 +310,7 @@ EN: dict[str, str] = {
     "perm_tool": "tool",
     "perm_args": "arguments",
     "perm_destructive": "may change or delete data",
-    "perm_more": "… ({n} more characters)",
+    "perm_more": "… ({n:# more character|# more characters})",
     "perm_keys": "[y] allow once  [a] allow this tool for the session  [s] always allow (saved)  [n] deny",
     "perm_denied_result": "not run: the user did not allow it",
     "tool_args_refused": "not run: the model sent arguments for {name} that are not one valid JSON object",
@@ -354,10 +356,10 @@ EN: dict[str, str] = {
     "export_summary": "> (summary) {text}",
     "unknown_command": "Unknown command: {cmd}. Type /help for the list.",
     "nothing_to_compact": "Nothing older to summarize.",
-    "memory_saved": "Memory: {added} added, {updated} updated of {candidates} candidates",
+    "memory_saved": "Memory: {added} added, {updated} updated of {candidates:# candidate|# candidates}",
     "memory_unscored": "Memory: scoring failed; items were saved unscored.",
     "memory_failed": "Memory update failed: {err}",
-    "memory_deferred": "Memory: {n} session(s) left to fold in at the next start.",
+    "memory_deferred": "Memory: {n:# session|# sessions} left to fold in at the next start.",
     "memory_empty": "No long-term memory yet.",
     "memory_off": "Long-term memory is off (--no-memory).",
     "forgot": "Deleted memory item {n}: {text}",
@@ -367,16 +369,16 @@ EN: dict[str, str] = {
     "retrying": "Request failed ({err}); retrying in {delay:.1f}s ({n}/{total})...",
     "turn_capped_model_calls": "This turn reached its model call limit ({max}); answering once more without tools.",
     "turn_capped_tool_calls": "This turn reached its tool call limit ({tools}); answering without tools.",
-    "turn_capped_repeated_failure": "The same tool call failed {repeat} times with the same arguments; answering without tools instead of retrying.",
+    "turn_capped_repeated_failure": "The same tool call failed {repeat:once|# times} with the same arguments; answering without tools instead of retrying.",
     "search_no_keys": "NAVER_CLIENT_ID/NAVER_CLIENT_SECRET are not set: the bundled search tools (web_search, news_search, blog_search) are off. Put both in .env to search.",
-    "memory_nothing_kept": "Memory: nothing from this session was kept ({candidates} candidates, 0 saved).",
+    "memory_nothing_kept": "Memory: nothing from this session was kept ({candidates:# candidate|# candidates}, 0 saved).",
     "provider_local": "local {model}",
     "provider_openai": "{model} on the OpenAI-compatible server {host}",
     "provider_clova": "CLOVA Studio {model}",
     "base_url_openai_only": "--base-url is for --provider openai only.",
     "local_ready": "[local] {url} pid={pid} ready in {seconds:.1f}s",
-    "debug_request": "[debug] model request {n}: {count} messages ({roles}), ~{tokens} tokens, budget {budget}",
-    "provider_help": "Model: {what} · request budget {budget} tokens",
+    "debug_request": "[debug] model request {n}: {count:# message|# messages} ({roles}), ~{tokens:# token|# tokens}, budget {budget}",
+    "provider_help": "Model: {what} · request budget {budget:# token|# tokens}",
     "auto_local": "No CLOVA Studio API key: chatting with a small local model ({model}), lower quality; set a key to use HyperCLOVA X.",
     "local_failed": "Could not prepare the local model: {err}",
     "openai_no_base_url": "--provider openai needs a server address: --base-url URL or OPENAI_BASE_URL.",
@@ -385,13 +387,13 @@ EN: dict[str, str] = {
     "spin_tool": "running {name}…",
     "spin_summary": "summarizing…",
     "spin_memory": "updating long-term memory…",
-    "tool_items": "{n} results",
+    "tool_items": "{n:# result|# results}",
     "tool_total": " (of {n})",
     "tool_empty": "(empty result)",
     "tool_failed": "error: {err}",
     "tty_thread": "session {id}",
     "tty_turns": "turn {n} (context {ctx})",
-    "tty_tokens": "{est}{n} tokens",
+    "tty_tokens": "{est}{n:# token|# tokens}",
     "tty_budget": "budget {pct}%",
     "tty_trimmed": "trimmed",
     "tty_summarized": "summarized",
@@ -419,14 +421,14 @@ EN: dict[str, str] = {
     "col_title": "title",
     "title_show": "Session title: {title}",
     "title_none": "(none)",
-    "context_now": "Context now: {turns} turns · about {tokens} tokens ({pct}% of budget){summary}",
+    "context_now": "Context now: {turns:# turn|# turns} · about {tokens:# token|# tokens} ({pct}% of budget){summary}",
     "context_has_summary": " · with a summary",
     "continue_none": "No session to continue: starting a new one.",
     "print_no_prompt": "-p needs a prompt: mcp-chat -p \"question\" or echo question | mcp-chat -p",
     "print_only": "This option needs -p: {detail}",
     "models_failed": "Could not list the models: {err}",
     "models_none": "This server does not list its models. Switch directly with /model NAME.",
-    "model_switched": "Switched to {model} for the rest of this session (request budget {budget} tokens).",
+    "model_switched": "Switched to {model} for every request until you quit, also in sessions opened by /new or /resume (request budget {budget:# token|# tokens}).",
     "model_unknown": "Not in the server's model list: {model}. Type /model for the list.",
 }
 
@@ -474,8 +476,29 @@ def tr(ko: str, en: str) -> str:
     return en if _lang == "en" else ko
 
 
+class _Formatter(string.Formatter):
+    """str.format, plus counted nouns: `{n:# turn|# turns}` is "1 turn", "2 turns" (`#` stands
+    for the value; a count given as text, "1,234", counts too)."""
+
+    def format_field(self, value: object, spec: str) -> str:
+        if "|" not in spec:
+            return super().format_field(value, spec)
+        one, many = spec.split("|", 1)
+        return (one if is_one(value) else many).replace("#", str(value))
+
+
+def is_one(value: object) -> bool:
+    try:
+        return int(str(value).replace(",", "")) == 1
+    except ValueError:
+        return False
+
+
+_FORMAT = _Formatter()
+
+
 def t(key: str, **fmt: object) -> str:
     text = TABLES[_lang].get(key) or KO.get(key) or key
     if not fmt:
         return text
-    return text.format(**fmt)
+    return _FORMAT.format(text, **fmt)

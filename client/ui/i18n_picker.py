@@ -27,7 +27,7 @@ EN: dict[str, str] = {
     "age_now": "just now",
     "age_min": "{n} min ago",
     "age_hour": "{n} h ago",
-    "age_day": "{n} days ago",
+    "age_day": "{n:# day|# days} ago",
     "resume_needs_tty": "-r alone picks a session at a terminal. In scripts use -r ID, -c or --thread ID.",
     "local_note": "local {model}: a small model on this machine, lower quality, weak Korean.",
     "provider_local_help": "local {model} (a small model on this machine: lower quality, weak Korean)",

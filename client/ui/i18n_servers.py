@@ -18,11 +18,11 @@ EN: dict[str, str] = {
     "mcp_state_off": "off for this session",
     "mcp_usage": "Usage: /mcp, /mcp enable NAME, /mcp disable NAME",
     "mcp_unknown": "No such MCP server in the configuration: {name}",
-    "mcp_disabled_now": "MCP server '{name}' is off. Its {n} tools leave the next request.",
+    "mcp_disabled_now": "MCP server '{name}' is off. Its {n:# tool leaves|# tools leave} the next request.",
     "mcp_already_off": "MCP server '{name}' is off already.",
     "mcp_already_on": "MCP server '{name}' is connected already.",
     "mcp_enabling": "Starting MCP server '{name}'. Once it is up, its tools join the next request.",
-    "mcp_enabled_now": "MCP server '{name}' connected · {n} tools (from the next request)",
+    "mcp_enabled_now": "MCP server '{name}' connected · {n:# tool|# tools} (from the next request)",
     "mcp_starting": "MCP servers starting: {names}",
     "mcp_starting_timer": "MCP servers starting ({secs}s): {names}",
 }

@@ -78,7 +78,8 @@ async def forget(c: SlashContext, arg: str) -> None:
 
 
 async def model(c: SlashContext, arg: str) -> None:
-    """/model: the provider's models (current marked); /model NAME: switch for this session."""
+    """/model: the provider's models (current marked); /model NAME: switch until the chat ends, whichever
+    session it is on (the process has one Models: /new and /resume keep it)."""
     from client.engine.models import list_models
 
     try:
