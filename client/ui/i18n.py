@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import string
 
+from client.core.config import Phrase
+
 KO: dict[str, str] = {
     "ask_thread": "세션 ID를 입력하세요(새 세션 시작은 Enter):",
     "current_thread": "현재 세션 ID: {id}",
@@ -58,7 +60,7 @@ KO: dict[str, str] = {
     "trust_revoked": "더 이상 이 폴더를 신뢰하지 않습니다: {folder}",
     "trust_was_not": "신뢰한 적 없는 폴더입니다: {folder}",
     "db_tampered": "데이터베이스의 대화 상태가 손상되었거나 변조되어 읽지 않았습니다 ({what}). 아무것도 실행하지 않았습니다.",
-    "db_readonly": "'{path}' 위치에 데이터베이스를 만들 수 없습니다 (쓰기 권한 없음).",
+    "db_readonly": "'{path}' 위치에 데이터베이스를 만들 수 없습니다 (쓰기 권한 없음). 그 폴더의 권한을 고치거나 --db 로 쓸 수 있는 곳을 주세요.",
     "db_readonly_file": "'{path}' 파일에 쓸 권한이 없습니다. 아무것도 시작하지 않았습니다 (읽기만 하는 mcp-chat threads 와 export 는 됩니다).",
     "db_readonly_folder": "'{path}' 파일이 있는 폴더 {folder} 에 쓸 권한이 없습니다 (SQLite 가 옆에 -wal/-shm 파일을 만듦). 아무것도 시작하지 않았습니다 (읽기만 하는 mcp-chat threads 와 export 는 됩니다).",
     "db_no_folder": "'{path}' 의 폴더가 없습니다: {folder}",
@@ -270,7 +272,7 @@ EN: dict[str, str] = {
     "trust_revoked": "No longer trusted: {folder}",
     "trust_was_not": "This folder was not trusted: {folder}",
     "db_tampered": "A conversation state in the database is damaged or was altered, so it was not read ({what}). Nothing was run.",
-    "db_readonly": "Cannot create a database at '{path}' (not writable).",
+    "db_readonly": "Cannot create a database at '{path}' (not writable). Fix the folder's permissions or give a writable place with --db.",
     "db_readonly_file": "'{path}' is not writable. Nothing was started (mcp-chat threads and export only read: they work).",
     "db_readonly_folder": "The folder of '{path}' ({folder}) is not writable (SQLite writes -wal/-shm files beside the database). Nothing was started (mcp-chat threads and export only read: they work).",
     "db_no_folder": "The folder of '{path}' does not exist: {folder}",
@@ -441,6 +443,7 @@ from client.ui.i18n_picker import EN as _EN_PICK, KO as _KO_PICK  # noqa: E402 -
 from client.ui.i18n_fork import EN as _EN_FORK, KO as _KO_FORK  # noqa: E402 - fork, rewind
 from client.ui.i18n_import import EN as _EN_IMPORT, KO as _KO_IMPORT  # noqa: E402 - mcp-chat import
 from client.ui.i18n_servers import EN as _EN_SERVERS, KO as _KO_SERVERS  # noqa: E402 - /mcp, servers starting
+from client.ui.i18n_errors import EN as _EN_ERRORS, KO as _KO_ERRORS  # noqa: E402 - command line and settings errors
 
 KO.update(_KO_MCP)
 EN.update(_EN_MCP)
@@ -458,6 +461,8 @@ KO.update(_KO_IMPORT)
 EN.update(_EN_IMPORT)
 KO.update(_KO_SERVERS)
 EN.update(_EN_SERVERS)
+KO.update(_KO_ERRORS)
+EN.update(_EN_ERRORS)
 TABLES = {"ko": KO, "en": EN}
 _lang = "ko"
 
@@ -498,7 +503,9 @@ _FORMAT = _Formatter()
 
 
 def t(key: str, **fmt: object) -> str:
+    """The message `key` in the UI language; a field that is a Phrase (client/core/config.py) is
+    itself a message, said in the same language."""
     text = TABLES[_lang].get(key) or KO.get(key) or key
     if not fmt:
         return text
-    return _FORMAT.format(text, **fmt)
+    return _FORMAT.format(text, **{k: t(v.key, **dict(v.fmt)) if isinstance(v, Phrase) else v for k, v in fmt.items()})

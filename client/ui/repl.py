@@ -19,9 +19,11 @@ from contextlib import nullcontext
 from client.core.config import EXIT_WORDS, Settings
 from client.core.faults import AuthError, one_line
 from client.core.secrets import settings_secrets
+from client.ui import failures
 from client.ui.frontend import TerminalFrontend
 from client.ui.i18n import t
 from client.engine.mcp import ToolHub
+from client.ui.failures import JSON_OUT
 from client.ui.oneshot import Capture, to_json
 from client.ui.line_reader import LineReader
 from client.ui.render import Renderer, Status, debug_traceback, redact
@@ -163,8 +165,7 @@ class Repl:
         await self.choose_thread()
         await self.turn(prompt)
         if json_out:
-            self.r.out.write(to_json(cap, self.session.thread_id, self.s.model, self.session.context.strategy) + "\n")
-            self.r.out.flush()
+            JSON_OUT.write(to_json(cap, self.session.thread_id, self.s.model, self.session.context.strategy), self.r.out)
         await self.end_thread()
         await self.close_memory()
         return cap.code
@@ -227,7 +228,7 @@ class Repl:
                 raise
             if self.capture is not None:
                 self.capture.interrupted = True
-                self.capture.error = t("interrupted")
+                self.capture.fail("interrupted", t("interrupted"))
             self.r.error(t("interrupted"))  # Ctrl-C: this turn only
         except (AuthError, TamperedCheckpoint):  # fatal: one line, exit code
             raise
@@ -235,9 +236,10 @@ class Repl:
             if self.s.debug:
                 self.r.end_turn()
                 print(debug_traceback(settings_secrets(self.s)), file=sys.stderr)
-            msg = t("turn_error", err=redact(_short(e), settings_secrets(self.s)))
+            failed = failures.of_turn(e, self.s, self.session.models.runtime.base_url)
+            msg = redact(failed.message, settings_secrets(self.s))
             if self.capture is not None:
-                self.capture.error = msg
+                self.capture.fail(failed.kind, msg)
             self.r.error(msg)
         finally:
             self._current = None
@@ -259,7 +261,8 @@ class Repl:
             async for ev in self.session.compact(focus or None):
                 self.render(ev)
         except Exception as e:  # noqa: BLE001
-            self.r.error(t("turn_error", err=redact(_short(e), settings_secrets(self.s))))
+            self.r.error(redact(failures.of_turn(e, self.s, self.session.models.runtime.base_url).message,
+                                settings_secrets(self.s)))
         finally:
             self.r.end_turn()
 
