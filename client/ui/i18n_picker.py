@@ -6,6 +6,8 @@ Kept apart from client/ui/i18n.py so parallel work on the main tables merges cle
 KO: dict[str, str] = {
     "pick_intro": "세션은 저장된 대화 하나입니다. 번호나 ID(앞부분)로 이어가거나 Enter로 새 세션을 시작하세요.",
     "pick_more": "... 외 {n}개 (/threads 로 전체 목록)",
+    "pick_help": "번호나 세션 ID(앞부분): 그 세션 이어가기 · 새 ID: 그 이름의 새 세션 · Enter: 새 세션 · /threads: 전체 목록 · /exit: 종료",
+    "pick_commands": "여기서는 /threads, /help, /exit 만 됩니다 ({cmd} 은(는) 세션을 고른 뒤에 쓰세요).",
     "pick_bad_number": "목록에 없는 번호입니다: {n}",
     "pick_none": "이어갈 세션이 없어 새 세션을 시작합니다.",
     "col_no": "#",
@@ -21,6 +23,8 @@ KO: dict[str, str] = {
 EN: dict[str, str] = {
     "pick_intro": "A session is one stored conversation. Resume one by number or id (prefix), or press Enter for a new one.",
     "pick_more": "... and {n} more (/threads lists them all)",
+    "pick_help": "A number or session ID (prefix): resume it · a new ID: a new session by that name · Enter: a new session · /threads: all of them · /exit: quit",
+    "pick_commands": "Here only /threads, /help and /exit work ({cmd} works once a session is chosen).",
     "pick_bad_number": "Not a number from the list: {n}",
     "pick_none": "No session to resume: starting a new one.",
     "col_no": "#",
