@@ -247,14 +247,15 @@ def column_widths(columns: Sequence[Sequence[Text]], numeric: Sequence[bool], wi
 
 
 def status_line(st: Status, width: int) -> str:
-    """Model, session, turns, tokens, budget, actions, seconds: one line of at most `width` cells
-    (a long model name is cut first, then the seconds and the budget go)."""
+    """Model, provider, session, turns, tokens, budget, actions, seconds: one line of at most
+    `width` cells. A long model name is cut first (to 20 cells), then the seconds, the provider
+    and the budget go, then the model name is cut further: the model stays, before its provider."""
     tokens = st.reported if st.reported else st.estimated
-    parts = [st.provider.removesuffix(" · ") or st.model, t("tty_thread", id=_short_id(st.thread)),
+    parts = [st.model, st.via, t("tty_thread", id=_short_id(st.thread)),
              t("tty_turns", n=st.turn, ctx=st.context_turns), t("tty_tokens", n=f"{tokens:,}", est="" if st.reported else "~"),
              t("tty_budget", pct=st.pct, budget=f"{st.budget:,}"),
              t("tty_trimmed") if st.trimmed else "", t("tty_summarized") if st.summarized else "", f"{st.seconds:.1f}s"]
-    return fit_parts([clean(p) for p in parts], width, shrink=0, droppable=(7, 4))
+    return fit_parts([clean(p) for p in parts], width, shrink=0, droppable=(8, 1, 5))
 
 
 def _short_id(tid: str) -> str:

@@ -31,7 +31,7 @@ from client.ui.turn_view import show_event, show_memory
 from client.engine.events import TurnDone
 from client.engine.session import ChatSession
 from client.ui.picker import ThreadChooser
-from client.ui.provider_label import local_note, provider_lines
+from client.ui.provider_label import local_note, provider_lines, status_names
 from client.ui.slash import table as slash
 from client.ui.slash.base import SlashContext
 from client.ui.slash.mcp import with_mentions
@@ -248,9 +248,10 @@ class Repl:
     async def show_status(self, ev: TurnDone, seconds: float) -> None:
         info = await self.session.threads.info() if self.r.interactive else None
         st = ev.stats
-        self.r.status(Status(self.s.model, self.session.thread_id, info.turns if info else 0, ev.turns_in_context,
+        model, via = status_names(self.s)
+        self.r.status(Status(model, self.session.thread_id, info.turns if info else 0, ev.turns_in_context,
                              st.estimated, st.reported, ev.budget, ev.trimmed, ev.summarized, seconds,
-                             provider=provider_lines(self.s)[0]))
+                             provider=provider_lines(self.s)[0], via=via))
 
     def render(self, ev: object) -> None:
         show_event(self.r, ev, self.capture)

@@ -145,7 +145,7 @@ def test_status_line_fits_100_columns(tty, llm, naver):
     screen = ask(pane, "안녕하세요")
     [status] = [ln for ln in screen.splitlines() if "세션 a-rather…" in ln]  # -J joins a wrapped line
     assert cells(status) <= 100, status
-    assert status.startswith("CLOVA Studio HCX-005-with") and "1턴 (컨텍스트 1)" in status and "예산" in status
+    assert status.startswith("HCX-005-with") and "1턴 (컨텍스트 1)" in status and "예산" in status
     assert llm.turn_requests()[-1]["model"] == model
     pane.keys("C-d")
     assert pane.exit_status() == 0
