@@ -8,6 +8,7 @@ import re
 
 import pytest
 from rich.console import Console
+from rich.markdown import Markdown
 from rich.text import Text
 
 from client.engine.mcp.hub import ToolProgress
@@ -42,7 +43,8 @@ def test_streamed_answer_is_printed_once_as_markdown():
     r.begin_turn()
     for i in range(0, len(MD), 7):
         r.stream(MD[i:i + 7])
-    assert buf.getvalue() == ""  # nothing final yet: the live region shows the tail
+    printed = buf.getvalue()  # the finished blocks, for good; the live region has the last one
+    assert "가게 A" in printed and "print('hi')" not in printed
     r.end_turn()
     out = buf.getvalue()
     assert "정리" in out and "## 정리" not in out
@@ -50,6 +52,9 @@ def test_streamed_answer_is_printed_once_as_markdown():
     assert "print('hi')" in out and "```" not in out
     assert "가게 A" in out and "|---|" not in out and "| 가게 A |" not in out
     assert out.count("첫째") == 1
+    whole, _, _ = rich()
+    whole.console.print(Markdown(MD))  # block by block, it looks as the whole answer does
+    assert lines(out) == lines(whole.console.file.getvalue()), out
 
 
 def test_tool_lines_are_compact_with_duration():
