@@ -101,34 +101,37 @@ def rendered(console: Console, text: str, *, whole: bool = False) -> list[list[S
     return lines
 
 
-def open_fence(text: str) -> str:
-    """The opening line of the code fence `text` ends inside, or ""."""
-    fence, opener = "", ""
-    for line in text.split("\n"):
-        m = _FENCE.match(line)
-        if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = ""
-        elif m:
-            fence, opener = m.group(1), line
-    return opener if fence else ""
-
-
-def finished(text: str) -> tuple[int, str]:
-    """(where the finished part of `text` ends, what closes it): its blocks up to its last blank
-    line outside a code fence; inside a fence still open, its lines written so far too (a long
-    code block scrolls by as it is written), closed by the fence. (0, "") when nothing is finished."""
-    end, fence, pos, opened = 0, "", 0, 0
-    for line in text.split("\n")[:-1]:  # the last line may still grow
+def _scan(lines: list[str]) -> tuple[int, str, int]:
+    """(where the last blank line outside a code fence starts, the fence still open or "", where
+    its opening line starts) over `lines` of a text."""
+    end, fence, pos, opened, seen = 0, "", 0, 0, False
+    for line in lines:
         m = _FENCE.match(line)
         if fence:
             if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
                 fence = ""
         elif m:
             fence, opened = m.group(1), pos
-        elif not line.strip() and text[:pos].strip():
+        elif not line.strip() and seen:
             end = pos
+        seen = seen or bool(line.strip())
         pos += len(line) + 1
-    if fence and pos > text.index("\n", opened) + 1:  # a line of code is whole
-        return pos - 1, "\n" + fence
+    return end, fence, opened
+
+
+def open_fence(text: str) -> str:
+    """The opening line of the code fence `text` ends inside, or ""."""
+    _, fence, opened = _scan(text.split("\n"))
+    return text[opened:].split("\n", 1)[0] if fence else ""
+
+
+def finished(text: str) -> tuple[int, str]:
+    """(where the finished part of `text` ends, what closes it): its blocks up to its last blank
+    line outside a code fence; inside a fence still open, its lines written so far too (a long
+    code block scrolls by as it is written), closed by the fence. (0, "") when nothing is finished."""
+    lines = text.split("\n")[:-1]  # the last line may still grow
+    end, fence, opened = _scan(lines)
+    whole = sum(len(line) + 1 for line in lines)
+    if fence and whole > text.index("\n", opened) + 1:  # a line of code is whole
+        return whole - 1, "\n" + fence
     return end, ""

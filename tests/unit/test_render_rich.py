@@ -314,3 +314,15 @@ def test_a_refresh_during_a_print_never_moves_the_cursor_over_earlier_lines():
     assert screen[:2] == ["BEFORE-1", "BEFORE-2"], screen
     assert [ln for ln in screen if ln.startswith("answer line")] == [f"answer line {i}" for i in range(1, 21)], screen
     assert screen[-1] == "AFTER" and any("web_search" in ln for ln in screen), screen
+
+
+def test_the_finished_part_of_a_streamed_answer():
+    """Blocks before the last blank line outside a code fence; inside an open fence, its whole lines
+    (closed by the fence to be drawn); never a line that may still grow."""
+    from client.ui.live_answer import finished, open_fence
+
+    assert finished("첫 문단\n\n둘째") == (len("첫 문단\n"), "")
+    assert finished("첫 문단\n\n```py\nx = 1\ny") == (len("첫 문단\n\n```py\nx = 1"), "\n```")
+    assert finished("```py\n") == (0, "") and finished("\n\n\n문단") == (0, "")
+    assert finished("```\n\n\n") == (len("```\n\n"), "\n```")  # blank lines in code are code
+    assert open_fence("글\n\n~~~~ sh\necho") == "~~~~ sh" and open_fence("```\nx\n```\n") == ""
