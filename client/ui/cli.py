@@ -76,13 +76,18 @@ def build_parser(completion: bool = False) -> argparse.ArgumentParser:
     tr_.add_argument("dir", nargs="?", default=".", metavar="DIR", help=tr("폴더 (기본: 현재 폴더)", "folder (default: the working folder)"))
     tr_.add_argument("--revoke", action="store_true", help=tr("신뢰 취소", "stop trusting it"))
     co = sub.add_parser("completion", prog="mcp-chat completion", help=tr("셸 자동 완성 스크립트", "shell completion script"),
-                        description=tr("예: mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat",
-                                       "e.g. mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat"))
+                        description=tr("예: mcp-chat completion bash --install (폴더가 없으면 만듦), 또는 mcp-chat completion zsh > FILE",
+                                       "e.g. mcp-chat completion bash --install (makes the folder if need be), or mcp-chat completion zsh > FILE"))
     co.add_argument("shell", choices=SHELLS, help=tr("셸", "shell"))
+    co.add_argument("--install", action="store_true",
+                    help=tr("출력하지 않고 사용자별 표준 폴더에 씀: bash $XDG_DATA_HOME/bash-completion/completions/mcp-chat, "
+                            "zsh $XDG_DATA_HOME/zsh/site-functions/_mcp-chat",
+                            "write it into the per-user standard folder instead: bash $XDG_DATA_HOME/bash-completion/completions/mcp-chat, "
+                            "zsh $XDG_DATA_HOME/zsh/site-functions/_mcp-chat"))
     from client.ui import background
 
     background.add_commands(sub)  # mcp-chat daemon|local status|stop
-    for sp in (th, ex, de, fo, im, tr_):
+    for sp in (th, ex, de, fo, im, tr_, co):
         add_common_options(sp)
     return p
 
@@ -193,10 +198,23 @@ async def _chat(settings: Settings, runtime: Runtime, specs: list, store: Store)
     return await chat(settings, runtime, specs, store)
 
 
-def run_completion(shell: str) -> int:
+def run_completion(shell: str, install: bool = False) -> int:
+    """The completion script on stdout, or (--install) in the folder the shell reads it from, made
+    if missing (`completion bash > ~/.local/share/bash-completion/completions/mcp-chat` failed on a
+    new HOME: the shell opens the file before the command runs)."""
     import shtab
 
-    sys.stdout.write(shtab.complete(build_parser(completion=True), shell=shell))
+    script = shtab.complete(build_parser(completion=True), shell=shell)
+    if not install:
+        sys.stdout.write(script)
+        return EXIT_OK
+    root = data_dir().parent  # $XDG_DATA_HOME, else ~/.local/share
+    path = root / "bash-completion" / "completions" / "mcp-chat" if shell == "bash" else root / "zsh" / "site-functions" / "_mcp-chat"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(script, encoding="utf-8")
+    print(t("completion_installed", path=path), file=sys.stderr)
+    if shell == "zsh":
+        print(t("completion_zsh_fpath", folder=path.parent), file=sys.stderr)
     return EXIT_OK
 
 
@@ -235,7 +253,7 @@ def dispatch(args: argparse.Namespace) -> int:
         from client.ui import background
 
         return background.run_daemon(args.op) if args.cmd == "daemon" else background.run_local(args.op)
-    return run_completion(args.shell)
+    return run_completion(args.shell, args.install)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -44,6 +44,8 @@ KO: dict[str, str] = {
     "why_read_only_fs": "읽기 전용 파일 시스템",
     "unexpected_error": "예기치 못한 오류로 멈췄습니다: {err}. 자세한 내용은 --debug 를 붙여 다시 실행해 보세요.",
     "interrupted_start": "중단했습니다.",
+    "completion_installed": "자동 완성을 설치했습니다: {path} (새 셸부터 적용)",
+    "completion_zsh_fpath": "~/.zshrc 에서 compinit 앞에 fpath=({folder} $fpath) 가 없으면 넣으세요.",
 }
 
 EN: dict[str, str] = {
@@ -84,4 +86,6 @@ EN: dict[str, str] = {
     "why_read_only_fs": "read-only file system",
     "unexpected_error": "Stopped on an unexpected error: {err}. Run again with --debug for the details.",
     "interrupted_start": "Interrupted.",
+    "completion_installed": "Completion installed: {path} (new shells pick it up)",
+    "completion_zsh_fpath": "If ~/.zshrc lacks it, add fpath=({folder} $fpath) before compinit.",
 }

@@ -428,6 +428,23 @@ def test_completion_scripts(runner, shell):
         assert done.stdout.splitlines() == ["--thread", "export"], done.stderr
 
 
+def test_completion_installs_into_its_folder_on_a_new_home(runner, tmp_path):
+    """`mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat` failed on a
+    new HOME (the shell opens the file, whose folder does not exist, before the command runs);
+    --install makes the folder and writes the script where bash-completion (and, with fpath, zsh) reads it."""
+    home = tmp_path / "new-home"
+    home.mkdir()
+    r = runner("completion", "bash", "--install", db=False, env={"HOME": str(home)})
+    assert r.code == 0 and r.out == "", r.err
+    path = home / ".local" / "share" / "bash-completion" / "completions" / "mcp-chat"
+    assert r.error_line() == f"자동 완성을 설치했습니다: {path} (새 셸부터 적용)"
+    assert "_shtab_mcp_chat" in path.read_text()
+    data = tmp_path / "data"  # XDG_DATA_HOME wins, zsh's folder beside bash's
+    r = runner("completion", "zsh", "--install", "--lang", "en", db=False, env={"HOME": str(home), "XDG_DATA_HOME": str(data)})
+    assert r.code == 0 and (data / "zsh" / "site-functions" / "_mcp-chat").read_text().startswith("#compdef")
+    assert f"fpath=({data / 'zsh' / 'site-functions'} $fpath)" in r.err
+
+
 def test_strategies_match_the_policy():
     """The --context choices are the strategies the settings type and the policy know, and the
     policy acts on each one differently (an unknown name would fall through to "none")."""
