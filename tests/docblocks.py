@@ -4,7 +4,6 @@ home and a working folder of their own. Tests that keep the docs from going stal
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import subprocess
@@ -42,13 +41,14 @@ def _strip_comment(line: str) -> str:
 
 @dataclass
 class Shell:
-    """bash with the project's virtual environment activated (the quick start's last step)."""
+    """bash in `cwd` after `prelude` (default: the project's environment activated, as the
+    README's quick start leaves the shell)."""
 
     cwd: Path
     env: dict[str, str]
+    prelude: str = ""
 
     def run(self, command: str, stdin: str = "", timeout: float = 300) -> subprocess.CompletedProcess:
-        venv = Path(sys.prefix)  # the environment running the tests: the README's .venv in CI
-        script = f"source {shlex.quote(str(venv / 'bin' / 'activate'))}\n{command}\n"
-        return subprocess.run(["bash", "-c", script], input=stdin.encode(), capture_output=True, cwd=self.cwd,
-                              env={**self.env, "PATH": f"{venv / 'bin'}:{os.environ.get('PATH', '')}"}, timeout=timeout)
+        prelude = self.prelude or f"source {shlex.quote(str(Path(sys.prefix) / 'bin' / 'activate'))}"
+        return subprocess.run(["bash", "-c", f"set -o pipefail\n{prelude}\n{command}\n"], input=stdin.encode(),
+                              capture_output=True, cwd=self.cwd, env=self.env, timeout=timeout)
