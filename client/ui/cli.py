@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 SUBCOMMANDS = ("chat", "threads", "export", "delete", "fork", "import", "trust", "completion", "daemon", "local")
 SHELLS = ("bash", "zsh")
-EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
+EXIT_OK = 0  # the others: client/ui/failures.py
 
 
 def _commands_epilog() -> str:

@@ -40,15 +40,15 @@ class RequiredToolsFailed(Exception):
 
 def of_exception(e: BaseException) -> Failure:
     """An error that ended the run before or around the chat (not a turn's)."""
-    from client.engine.local.weights import SetupError
-    from client.engine.store import StoreError
-
     if isinstance(e, ConfigError):
         return Failure("config", t(e.key, **e.fmt), EXIT_CONFIG)
     if isinstance(e, AuthError):
         return Failure("auth", t("auth_failed", err=str(e)), EXIT_CONFIG)
     if isinstance(e, KeyboardInterrupt):
         return Failure("interrupted", t("interrupted_start"), EXIT_INTERRUPTED)
+    from client.engine.local.weights import SetupError  # loaded by now when these can be raised
+    from client.engine.store import StoreError
+
     if isinstance(e, StoreError):
         return Failure("session" if e.key in SESSION_KEYS else "database", t(e.key, **e.fmt))
     if isinstance(e, SetupError):  # --provider local could not build, fetch or start its model

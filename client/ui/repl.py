@@ -23,7 +23,6 @@ from client.ui import failures
 from client.ui.frontend import TerminalFrontend
 from client.ui.i18n import t
 from client.engine.mcp import ToolHub
-from client.ui.failures import JSON_OUT
 from client.ui.oneshot import Capture, to_json
 from client.ui.line_reader import LineReader
 from client.ui.render import Renderer, Status, debug_traceback, redact
@@ -165,7 +164,7 @@ class Repl:
         await self.choose_thread()
         await self.turn(prompt)
         if json_out:
-            JSON_OUT.write(to_json(cap, self.session.thread_id, self.s.model, self.session.context.strategy), self.r.out)
+            failures.JSON_OUT.write(to_json(cap, self.session.thread_id, self.s.model, self.session.context.strategy), self.r.out)
         await self.end_thread()
         await self.close_memory()
         return cap.code
