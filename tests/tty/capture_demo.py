@@ -34,8 +34,11 @@ def render() -> str:
     with tempfile.TemporaryDirectory() as tmp, LLMStub() as llm, NaverStub() as naver:
         runner = ChatRunner(Path(tmp), llm, naver)
         args = ["--thread", "demo", "--no-memory"]
+        # --require-tools: the search server is up before the prompt, so the first question carries its
+        # tools however busy the machine is (the screen is the same; the token counts depend on it)
         pane = Pane(Path(tmp), {**runner.env, "XDG_DATA_HOME": f"{tmp}/data"},
-                    [sys.executable, "-m", "client", *args, "--db", runner.db], shown="mcp-chat " + " ".join(args))
+                    [sys.executable, "-m", "client", *args, "--require-tools", "--db", runner.db],
+                    shown="mcp-chat " + " ".join(args))
         try:
             pane.wait_prompt(1, 60)
             for line, reply in (("안녕하세요", None), ("강남역 맛집 검색해줘", None), ("표로 정리해줘", ANSWER),
