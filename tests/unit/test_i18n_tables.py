@@ -19,15 +19,26 @@ def fields(template: str) -> set[str]:
 
 
 def renders(key: str, value: object) -> list[str]:
-    """The English line once per field, that field set to `value` and the others to a mark that
-    is no word (`{est}{n} tokens` gives `·1 tokens` for n, `1· tokens` for est)."""
+    """The English line once per count field, that field set to `value` and the others to a mark
+    that is no word (`{est}{n} tokens` gives `·1 tokens`)."""
     i18n.set_lang("en")
     try:
         specs = {name: spec for _, name, spec, _ in string.Formatter().parse(i18n.EN[key]) if name}
         empty = {name: 0 if spec and "|" not in spec else "·" for name, spec in specs.items()}  # {delay:.1f}
-        return [i18n.t(key, **{**empty, name: value}) for name in specs]
+        return [i18n.t(key, **{**empty, name: value}) for name in specs if name in count_fields()]
     finally:
         i18n.set_lang("ko")
+
+
+KOREAN_COUNTER = re.compile(r"\{(\w+)\}\s?(?:턴|개|건|토큰|번|일|분|시간|글자|회|명|줄)")
+
+
+def count_fields() -> set[str]:
+    """The fields that hold a count: those a Korean line follows with a counter (`{turns}턴`), those
+    an English line gives a plural form, and `n` (a `{cmd}` before a verb, `{cmd} works`, is none)."""
+    korean = {m.group(1) for text in i18n.KO.values() for m in KOREAN_COUNTER.finditer(text)}
+    english = {name for text in i18n.EN.values() for _, name, spec, _ in string.Formatter().parse(text) if spec and "|" in spec}
+    return {"n", "count"} | korean | english
 
 
 def counted_nouns() -> set[str]:
