@@ -3,7 +3,7 @@
 a message: the command line's report (client/ui/cli.py) and a failed turn (client/ui/repl.py).
 
 Kinds: config (2), auth (2), session, database, mcp, local_model, not_writable, connection,
-timeout, model, interrupted (130), internal (1 unless said).
+timeout, model, refused (client/ui/turn_view.py), interrupted (130), internal (1 unless said).
 """
 
 from __future__ import annotations
@@ -61,14 +61,13 @@ def of_exception(e: BaseException) -> Failure:
 
 
 def of_turn(e: BaseException, s: Settings, url: str) -> Failure:
-    """A model request that failed for good (after its retries): the address for a connection
-    error or a timeout, the server's own words otherwise. `url`: where the chat model answers."""
+    """A model request that failed for good (after its retries; a rejected key ends the run, of_exception):
+    the address for a connection error or a timeout, the server's own words otherwise. `url`: where
+    the chat model answers."""
     from client.core.secrets import mask_url_credentials
 
     openai = sys.modules.get("openai")
     url = mask_url_credentials(url)
-    if isinstance(e, AuthError):
-        return Failure("auth", t("auth_failed", err=str(e)), EXIT_CONFIG)
     if openai is not None and isinstance(e, openai.APITimeoutError):
         return Failure("timeout", t("model_timeout", url=url, seconds=s.timeout))
     if openai is not None and isinstance(e, openai.APIConnectionError):
