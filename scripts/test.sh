@@ -64,12 +64,15 @@ debian_install() {  # debian_install COMMAND PACKAGE: Debian's package when the 
     command -v "$1" >/dev/null || { echo "test.sh: $1 is required (apt-get install $2)" >&2; exit 1; }
 }
 
+say() { echo "test.sh: $*" >&2; }  # what a step does, as it starts: nothing looks like a hang
+
 PY=${PYTHON:-python3}
-[ -x .venv/bin/python ] || "$PY" -m venv .venv
+[ -x .venv/bin/python ] || { say "creating the virtual environment .venv"; "$PY" -m venv .venv; }
 . .venv/bin/activate
 # pip only when pyproject.toml changed since the last install into this .venv
 STAMP=.venv/.mcp-chat-installed
 if ! cmp -s pyproject.toml "$STAMP" 2>/dev/null; then
+    say "installing the project and its test packages into .venv (uv; about a minute the first time)"
     # uv resolves the same pinned ranges as pip in a fraction of the time (8 s against 45 s here);
     # pip does it when uv cannot be had or fails
     if python -m pip install -q uv && python -m uv pip install -q --python "$(command -v python)" -e ".[test]"; then
@@ -86,6 +89,7 @@ fi
 python -m compileall -q -j 0 client server plumbing tests init_db.py >/dev/null
 step_done "setup: .venv and pip"
 
+say "installing the npm MCP servers the tests use (tests/.npm; once)"
 bash scripts/install_everything.sh >/dev/null
 if [ "$TIER" = fast ]; then
     step_done "setup: npm MCP servers"
@@ -94,16 +98,19 @@ if [ "$TIER" = fast ]; then
     exit 0
 fi
 
+say "starting PostgreSQL and nginx, installing tmux, zsh, jq and the MCP conformance suite where missing"
 TEST_POSTGRES_URL="$(bash scripts/pg_start.sh)"
 export TEST_POSTGRES_URL
 bash scripts/nginx_start.sh --install
 debian_install tmux tmux  # both tiers drive the interactive client in tmux
 debian_install zsh zsh  # tests/e2e/test_cli_habits.py checks the completion script's syntax
+debian_install jq jq  # the README's scripts block pipes into jq (tests/e2e/test_readme.py runs it)
 bash scripts/install_conformance.sh >/dev/null  # the official MCP conformance suite (tests/.npm-conformance)
 step_done "setup: PostgreSQL, npm, nginx, tmux, zsh"
 
 REAL_PID=""
 if [ "${MCP_CHAT_SKIP_LOCALMODEL:-0}" != "1" ]; then
+    say "preparing the local model (llama-server and its weights, built and fetched once into ~/.cache/mcp-chat)"
     python scripts/setup_local_model.py
     step_done "setup: local model"
     REAL_DIR=$(mktemp -d /tmp/mcp-chat-real-tier.XXXXXX)  # its own pytest folders and log

@@ -12,7 +12,7 @@ import os
 from typing import Callable, TypeVar
 from urllib.parse import urlsplit
 
-from client.core.config import ConfigError, env_flag
+from client.core.config import ConfigError, Phrase, bad_value, env_flag, env_given, phrase
 
 T = TypeVar("T")
 
@@ -36,11 +36,11 @@ def raw(name: str) -> str | None:
     return v or None
 
 
-def bad(name: str, value: str, rule: str) -> ConfigError:
-    return ConfigError("bad_option", detail=f"{name}={value!r} ({rule})")
+def bad(name: str, value: str, rule: Phrase) -> ConfigError:
+    return bad_value(env_given(name, value), rule)
 
 
-def number(name: str, convert: Callable[[str], T], ok: Callable[[T], bool], rule: str) -> T | None:
+def number(name: str, convert: Callable[[str], T], ok: Callable[[T], bool], rule: Phrase) -> T | None:
     """The variable converted and checked; None when unset or blank."""
     v = raw(name)
     if v is None:
@@ -68,13 +68,13 @@ def http_url(url: str) -> bool:
 
 
 def temperature() -> float | None:
-    return number(TEMPERATURE, float, lambda t: finite(t) and 0.0 <= t <= 2.0, "0..2")
+    return number(TEMPERATURE, float, lambda t: finite(t) and 0.0 <= t <= 2.0, phrase("rule_range", lo=0, hi=2))
 
 
 def local_url() -> str:
     v = raw(LOCAL_URL)
     if v is not None and not http_url(v):
-        raise bad(LOCAL_URL, v, "http(s)://HOST:PORT/v1")
+        raise bad(LOCAL_URL, v, phrase("rule_http", example="http://127.0.0.1:8080/v1"))
     return v or ""
 
 
@@ -85,7 +85,7 @@ def summary_server() -> bool | None:
     try:
         return env_flag(SUMMARY_SERVER)
     except ConfigError:
-        raise bad(SUMMARY_SERVER, raw(SUMMARY_SERVER) or "", "1 | 0") from None
+        raise bad(SUMMARY_SERVER, raw(SUMMARY_SERVER) or "", phrase("rule_flag")) from None
 
 
 def memory_detach() -> bool:
@@ -95,28 +95,28 @@ def memory_detach() -> bool:
     try:
         return env_flag(MEMORY_DETACH)
     except ConfigError:
-        raise bad(MEMORY_DETACH, raw(MEMORY_DETACH) or "", "1 | 0") from None
+        raise bad(MEMORY_DETACH, raw(MEMORY_DETACH) or "", phrase("rule_flag")) from None
 
 
 def tool_search() -> str:
     v = raw(TOOL_SEARCH)
     if v is not None and v.lower() not in TOOL_SEARCH_MODES:
-        raise bad(TOOL_SEARCH, v, " | ".join(TOOL_SEARCH_MODES))
+        raise bad(TOOL_SEARCH, v, phrase("rule_choice", choices=", ".join(TOOL_SEARCH_MODES)))
     return v.lower() if v else "auto"
 
 
 def check_chat() -> None:
     """The chat's variables read elsewhere (by the local model's processes, the OAuth login)."""
-    number(LOCAL_THREADS, int, lambda n: n >= 0, "0 (auto) or more")
-    number(KEEP_ALIVE, float, lambda s: finite(s) and s >= 0, "seconds >= 0")
+    number(LOCAL_THREADS, int, lambda n: n >= 0, phrase("rule_threads"))
+    number(KEEP_ALIVE, float, lambda s: finite(s) and s >= 0, phrase("rule_seconds", min=0))
     env_flag(OAUTH_HEADLESS)
-    number(STARTUP_TIMEOUT, float, lambda s: finite(s) and s > 0, "seconds > 0")
-    number(STARTUP_GRACE, float, lambda s: finite(s) and 0 <= s <= 10, "seconds from 0 to 10")
+    number(STARTUP_TIMEOUT, float, lambda s: finite(s) and s > 0, phrase("rule_positive_seconds"))
+    number(STARTUP_GRACE, float, lambda s: finite(s) and 0 <= s <= 10, phrase("rule_range", lo=0, hi=10))
 
 
 def check_every_command() -> None:
     """Variables every run reads (the pre-imported process, before the command line)."""
     v = raw(DAEMON)
     if v is not None and v not in ("0", "1"):
-        raise bad(DAEMON, v, "1 | 0")
-    number(DAEMON_IDLE, float, lambda s: finite(s) and s > 0, "seconds > 0")
+        raise bad(DAEMON, v, phrase("rule_choice", choices="1, 0"))
+    number(DAEMON_IDLE, float, lambda s: finite(s) and s > 0, phrase("rule_positive_seconds"))

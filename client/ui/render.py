@@ -121,6 +121,7 @@ class Status:
     summarized: bool = False
     seconds: float = 0.0
     provider: str = ""  # "<provider and model> · " (client/ui/provider_label.py), "" when not named
+    via: str = ""  # the provider alone, after the model on the terminal's status line
 
     @property
     def pct(self) -> float:

@@ -19,6 +19,7 @@ from contextlib import nullcontext
 from client.core.config import EXIT_WORDS, Settings
 from client.core.faults import AuthError, one_line
 from client.core.secrets import settings_secrets
+from client.ui import failures
 from client.ui.frontend import TerminalFrontend
 from client.ui.i18n import t
 from client.engine.mcp import ToolHub
@@ -29,7 +30,7 @@ from client.ui.turn_view import show_event, show_memory
 from client.engine.events import TurnDone
 from client.engine.session import ChatSession
 from client.ui.picker import ThreadChooser
-from client.ui.provider_label import local_note, provider_lines
+from client.ui.provider_label import local_note, provider_lines, status_names
 from client.ui.slash import table as slash
 from client.ui.slash.base import SlashContext
 from client.ui.slash.mcp import with_mentions
@@ -186,8 +187,7 @@ class Repl:
         await self.choose_thread()
         await self.turn(prompt, own=self.s.prompt_own)
         if json_out:
-            self.r.out.write(to_json(cap, self.session.thread_id, self.s.model, self.session.context.strategy) + "\n")
-            self.r.out.flush()
+            failures.JSON_OUT.write(to_json(cap, self.session.thread_id, self.s.model, self.session.context.strategy), self.r.out)
         await self.end_thread()
         await self.close_memory()
         return cap.code
@@ -253,7 +253,7 @@ class Repl:
                 raise
             if self.capture is not None:
                 self.capture.interrupted = True
-                self.capture.error = t("interrupted")
+                self.capture.fail("interrupted", t("interrupted"))
             self.r.error(t("interrupted"))  # Ctrl-C: this turn only
         except (AuthError, TamperedCheckpoint):  # fatal: one line, exit code
             raise
@@ -261,9 +261,10 @@ class Repl:
             if self.s.debug:
                 self.r.end_turn()
                 print(debug_traceback(settings_secrets(self.s)), file=sys.stderr)
-            msg = t("turn_error", err=redact(_short(e), settings_secrets(self.s)))
+            failed = failures.of_turn(e, self.s, self.session.models.runtime.base_url)
+            msg = redact(failed.message, settings_secrets(self.s))
             if self.capture is not None:
-                self.capture.error = msg
+                self.capture.fail(failed.kind, msg)
             self.r.error(msg)
         finally:
             self._current = None
@@ -272,9 +273,10 @@ class Repl:
     async def show_status(self, ev: TurnDone, seconds: float) -> None:
         info = await self.session.threads.info() if self.r.interactive else None
         st = ev.stats
-        self.r.status(Status(self.s.model, self.session.thread_id, info.turns if info else 0, ev.turns_in_context,
+        model, via = status_names(self.s)
+        self.r.status(Status(model, self.session.thread_id, info.turns if info else 0, ev.turns_in_context,
                              st.estimated, st.reported, ev.budget, ev.trimmed, ev.summarized, seconds,
-                             provider=provider_lines(self.s)[0]))
+                             provider=provider_lines(self.s)[0], via=via))
 
     def render(self, ev: object) -> None:
         show_event(self.r, ev, self.capture)
@@ -285,7 +287,8 @@ class Repl:
             async for ev in self.session.compact(focus or None):
                 self.render(ev)
         except Exception as e:  # noqa: BLE001
-            self.r.error(t("turn_error", err=redact(_short(e), settings_secrets(self.s))))
+            self.r.error(redact(failures.of_turn(e, self.s, self.session.models.runtime.base_url).message,
+                                settings_secrets(self.s)))
         finally:
             self.r.end_turn()
 

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from client.engine.providers import Runtime
     from client.engine.store import Store
 
-EXIT_OK, EXIT_RUNTIME = 0, 1
+EXIT_OK = 0
 SPAWN_WAIT = 2.0  # -p, pipes: seconds at most for the MCP servers' processes to start before the model is built
 
 
@@ -82,8 +82,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
             await check_key(settings, runtime)  # rejected: exit 2 before anything is sent
         if not lazy:
             await hub.connect()
-            if _report(hub, settings, renderer):
-                return EXIT_RUNTIME
+            _report(hub, settings, renderer)
         session, tools = wire_session(settings, store, hub, models, renderer, features.drain_journal)
         from client.ui.repl import Repl
 
@@ -148,16 +147,19 @@ def wire_session(settings: Settings, store: Any, hub: Any, models: Models, rende
     return session, tools
 
 
-def _report(hub: Any, settings: Settings, renderer: Any) -> bool:
-    """One line per server that did not start (the others keep their tools); True: stop (--require-tools)."""
+def _report(hub: Any, settings: Settings, renderer: Any) -> None:
+    """One line per server that did not start (the others keep their tools); with --require-tools
+    those lines end the run (RequiredToolsFailed: exit code 1, the JSON object's error)."""
+    from client.ui.failures import RequiredToolsFailed
+
     hub.take_failures()  # reported here, not again before the first turn
+    if settings.require_tools and hub.failed():
+        raise RequiredToolsFailed([t("mcp_required", name=s.spec.name, target=s.spec.where, err=s.error) for s in hub.failed()])
     for server in hub.failed():
-        if server.state == "unconfigured" and not settings.require_tools:  # bundled search, no Naver keys
+        if server.state == "unconfigured":  # bundled search, no Naver keys
             renderer.notice(t("search_no_keys"), True)
             continue
-        key = "mcp_required" if settings.require_tools else "mcp_server_failed"
-        renderer.error(t(key, name=server.spec.name, target=server.spec.where, err=server.error))
-    return bool(hub.failed()) and settings.require_tools
+        renderer.error(t("mcp_server_failed", name=server.spec.name, target=server.spec.where, err=server.error))
 
 
 class _Tools:

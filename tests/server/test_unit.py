@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import logging
 import subprocess
 import sys
@@ -223,3 +224,44 @@ def test_formatter_writes_one_line_per_record() -> None:
         record = logging.LogRecord("t", logging.ERROR, __file__, 1, "failed", (), sys.exc_info())
     lines = formatter.format(record).split("\n")
     assert lines[0] == "ERROR failed" and lines[1].startswith("Traceback") and lines[-1] == r"ValueError: bad\x1b[31m value"
+
+
+def test_help_is_korean_unless_english_is_asked_for(capsys, monkeypatch):
+    """`mcp-search-server --help` speaks the client's language: Korean by default, English with
+    --lang en or MCP_CHAT_LANG=en (it was English only). Every option is described."""
+    monkeypatch.delenv("MCP_CHAT_LANG", raising=False)
+
+    def help_text(*argv: str) -> str:
+        with pytest.raises(SystemExit):
+            parse_args([*argv, "--help"])
+        return capsys.readouterr().out
+
+    ko = help_text()
+    assert ko.startswith("사용법: mcp-search-server") and "옵션:" in ko and "이 도움말을 출력하고 종료" in ko
+    for option in ("--log-level", "--env-file", "--no-env-file", "--version", "--lang", "--auth-token"):
+        assert option in ko
+    assert "usage:" not in ko and "show this help" not in ko
+    en = help_text("--lang", "en")
+    assert en.startswith("usage: mcp-search-server") and not re.search(r"[\uac00-\ud7a3]", en)
+    monkeypatch.setenv("MCP_CHAT_LANG", "en")
+    assert help_text() == en
+    assert parse_args(["--lang", "ko"]).transport == "streamable-http"
+
+
+def test_every_option_is_in_the_configuration_page(monkeypatch) -> None:
+    """docs/configuration.md lists the server's options; it lacked --log-level, --env-file,
+    --no-env-file and --version."""
+    import argparse
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text(encoding="utf-8")
+    section = page[page.index("## 검색 서버 옵션"):]
+    seen: list[str] = []
+    real = argparse.ArgumentParser.parse_args
+
+    def spy(self, args=None, namespace=None):  # the server's own parser, as built
+        seen.extend(o for a in self._actions for o in a.option_strings if o.startswith("--"))
+        return real(self, args, namespace)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", spy)
+    parse_args([])
+    assert seen and [o for o in seen if f"`{o}" not in section] == []

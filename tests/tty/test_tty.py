@@ -16,7 +16,7 @@ from tests.tty.conftest import GREETING
 
 MARKDOWN = ("## 정리\n\n| 이름 | 평점 |\n|---|---|\n| 가게 A | 4.5 |\n| 가게 B | 4.2 |\n\n"
             "- 첫째 항목\n- 둘째 항목\n\n```python\nprint('hi')\n```\n")
-STATUS = re.compile(r"^(?:CLOVA Studio )?HCX-005 · 세션 (\S+) · (\d+)턴 \(컨텍스트 (\d+)\) · ~?([\d,]+) 토큰 · 예산 [\d.]+%")
+STATUS = re.compile(r"^HCX-005 · (?:CLOVA Studio · )?세션 (\S+) · (\d+)턴 \(컨텍스트 (\d+)\) · ~?([\d,]+) 토큰 · 예산 [\d.]+%")
 
 
 def ask(pane, text: str, timeout: float = 30) -> str:
@@ -268,7 +268,7 @@ def test_english_ui_and_memory_update_on_exit(tty, llm, naver):
     pane.wait_prompt(1, 60)
     screen = ask(pane, "hello there")
     assert "Current session ID: en" in screen
-    assert re.search(r"HCX-005 · session en · turn 1 \(context 1\) · [\d,]+ tokens · budget [\d.]+%", screen)
+    assert re.search(r"HCX-005 · CLOVA Studio · session en · turn 1 \(context 1\) · [\d,]+ tokens · budget [\d.]+%", screen)
     screen = ask(pane, "/help")
     assert "start a new session" in screen and "새 세션 시작" not in screen
     assert "Unknown command" in ask(pane, "/nope")

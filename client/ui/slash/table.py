@@ -91,7 +91,7 @@ def help_text(provider_help: str = "") -> str:
     """Every entry, one line each, in the current UI language; first `provider_help` (which model answers)."""
     rows = [provider_help] if provider_help else []
     for e in TABLE:
-        rows.append(pad(f"  /{e.name} {e.hint}", HELP_COLUMN) + t(e.help_key))
+        rows.append(pad(f"  /{e.name} {e.shown_hint}", HELP_COLUMN) + t(e.help_key))
     return "\n".join(rows)
 
 
