@@ -349,7 +349,7 @@ EN: dict[str, str] = {
     "perm_why_no_terminal": "no terminal to ask",
     "perm_why_no_answer": "no answer",
     "perm_why_limit": "this turn's model call limit",
-    "tool_schema_too_big": "Tool '{name}' ({server}) is not offered: its schema alone is about {tokens} tokens, over a quarter of the request budget of {budget}.",
+    "tool_schema_too_big": "Tool '{name}' ({server}) is not offered: its schema alone is about {tokens:# token|# tokens}, over a quarter of the request budget of {budget:# token|# tokens}.",
     "perm_answer_allow": "→ allowed: {why}",
     "perm_answer_deny": "→ denied",
     "export_perm_allow": "allowed ({why})",
