@@ -129,6 +129,7 @@ def test_a_message_over_the_budget(cli, llm):
 @pytest.mark.cold  # a signal to a process
 def test_ctrl_c(chat, llm, live):
     lv = live("-p", "[slow:30] " + "가" * 100, *JSON)
+    lv.p.stdin.close()  # -p PROMPT reads a piped stdin to its end as the message's body: nothing more comes
     wait_for(lambda: llm.chat_requests())  # the answer is on its way
     lv.p.send_signal(signal.SIGINT)
     code, out, err = lv.finish(timeout=60)
