@@ -2,8 +2,9 @@
 
 `as_langchain_tool(tool, client)` takes the parameters of langchain.mcp's (after langchain-mcp-adapters'
 `convert_mcp_tool_to_langchain_tool`), so a move to the maintained adapter is a change of this file.
-Ours is synchronous and calls through a `ToolClient`, not a fastmcp `Client` (docs/mcp.md); `name` may
-differ from the MCP name (collisions, reserved names: hub.py); a failure is an error tool message.
+Ours calls through a `ToolClient`, not a fastmcp `Client` (docs/mcp.md), whose session callbacks answer
+elicitation (features.py: no `elicitation=` here); `name` may differ from the MCP name (collisions, reserved
+names: hub.py); a failure is an error tool message.
 """
 
 from __future__ import annotations
