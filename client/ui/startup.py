@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from client.engine.mcp.features import ClientFeatures
     from client.engine.mcp.gate import PermissionGate
     from client.engine.mcp.hub import ToolHub
+    from client.engine.mcp.server import ServerConn
     from client.engine.mcp.starting import ServerFleet
     from client.engine.models import Models
     from client.engine.providers import Runtime
@@ -160,11 +161,7 @@ def _report(fleet: ServerFleet, settings: Settings, renderer: Renderer) -> None:
     fleet.take_failures()  # reported here, not again before the first turn
     if settings.require_tools and fleet.failed():
         raise RequiredToolsFailed([t("mcp_required", name=s.spec.name, target=s.spec.where, err=s.error) for s in fleet.failed()])
-    for server in fleet.failed():
-        if server.state == "unconfigured":  # bundled search, no Naver keys
-            renderer.notice(t("search_no_keys"), True)
-            continue
-        renderer.error(t("mcp_server_failed", name=server.spec.name, target=server.spec.where, err=server.error))
+    _tell_failed(fleet.failed(), renderer)
 
 
 class _Tools:
@@ -200,7 +197,7 @@ class _Tools:
         up to the grace; failed starts reported (once each), servers whose tools changed (or whose
         listing expired) listed again, and the tools that are ready now become the agent's."""
         await self._grace()
-        _report_new(self.hub.fleet, self.s, self.r)
+        _tell_failed(self.hub.fleet.take_failures(), self.r)  # since the last report
         await self.hub.fleet.refresh()  # the hub's tools follow (version)
         if self.hub.version != self.attached:
             self.attached = self.hub.version
@@ -219,9 +216,9 @@ class _Tools:
                                 budget=stack.budget), True)
 
 
-def _report_new(fleet: ServerFleet, settings: Settings, renderer: Renderer) -> None:
-    """One line per server whose start failed since the last report (retry: /mcp enable NAME)."""
-    for server in fleet.take_failures():
+def _tell_failed(servers: list[ServerConn], renderer: Renderer) -> None:
+    """One line per server whose start failed (retry: /mcp enable NAME)."""
+    for server in servers:
         if server.state == "unconfigured":  # bundled search, no Naver keys
             renderer.notice(t("search_no_keys"), True)
         else:

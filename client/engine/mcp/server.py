@@ -228,11 +228,12 @@ class ServerConn:
 
     # -- calls -----------------------------------------------------------------
     async def ensure(self, again: bool = False) -> None:
-        """Reconnect a dead server (at most once per RETRY_AFTER; `again`: at once, it forgot our session); ServerGone if it stays down."""
+        """Reconnect a dead server, at most once per RETRY_AFTER (`again`: at once, it forgot our session);
+        ServerGone if it stays down."""
         async with self._lock:
             if self.state == "connected" and not again:
                 return
-            if again or self.state in ("dead", "failed", "idle") and time.monotonic() - self._last_attempt >= RETRY_AFTER:
+            if again or (self.state in ("dead", "failed", "idle") and time.monotonic() - self._last_attempt >= RETRY_AFTER):
                 await self.stop()
                 self.restarts += 1
                 await self.start(RESTART_TIMEOUT)

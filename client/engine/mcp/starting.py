@@ -86,9 +86,7 @@ class ServerFleet:
                 self.order.append(server)
         if not debug:  # the SDK logs tracebacks (e.g. a server printing non-JSON); we report one line
             sdk_log = logging.getLogger("mcp")
-            if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
-                sdk_log.addHandler(logging.NullHandler())
-            sdk_log.propagate = False
+            sdk_log.handlers, sdk_log.propagate = [logging.NullHandler()], False
 
     def offered(self) -> list[ServerConn]:
         """Whose tools are offered: in the order they came up (a dead one's stay: it is reconnected on its next call)."""
