@@ -96,9 +96,9 @@ async def export(c: SlashContext, path: str) -> None:
 
 
 async def _write_export(c: SlashContext, target: Path, path: str, text: str) -> None:
-    """Never through a symlink, never over a file unasked (client/engine/user_file.py); in a pipe
+    """Never through a symlink, never over a file unasked (client/ui/user_file.py); in a pipe
     an existing file is refused with one line."""
-    from client.engine.user_file import kind, write_user_file
+    from client.ui.user_file import kind, write_user_file
 
     there = kind(target)
     if there in ("link", "other"):
