@@ -137,12 +137,12 @@ async def fork(c: SlashContext, arg: str) -> None:
         c.r.error(t("fork_empty"))
         return
     try:
-        new = await c.session.fork(at)
+        copy = await c.session.fork(at)
     except StoreError as e:
         c.r.error(t(e.key, **e.fmt))
         return
-    c.r.line(t("forked", src=info.thread_id, n=at or info.turns, id=new))
-    await c.switch(new)
+    c.r.line(t("forked", src=copy.source, n=copy.turns, id=copy.thread_id))
+    await c.switch(copy.thread_id)
 
 
 async def rewind(c: SlashContext, arg: str) -> None:
