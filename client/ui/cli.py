@@ -2,6 +2,11 @@
 
 Arguments are parsed before anything heavy is imported, so `--help` and `--version`
 answer at once; each command imports what it needs.
+
+Why this file is longer than most: it is the one place argv takes its shape before argparse sees
+it (options before the command name, a first word that is a question, --lang before parsing) and
+the one place every failure becomes its line and exit code. Each part reads the parser built here
+(`_option_arity`), so splitting them would pass the parser around for no reader's gain.
 """
 
 from __future__ import annotations
