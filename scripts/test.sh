@@ -40,13 +40,22 @@ step_done() {  # step_done NAME: record and print how long the step took
     STEP_START=$SECONDS
 }
 
+yardstick() {  # the machine's speed today: seconds for 10^7 additions in CPython (1.3 s on a slow day here)
+    "${PYTHON:-python3}" -c 'import time
+t = time.perf_counter(); s = 0
+for i in range(10**7): s += i
+print(f"{time.perf_counter() - t:.2f}")' 2>/dev/null || echo "?"
+}
+YARDSTICK_START=$(yardstick)
+
 report() {  # on stderr: pytest's own closing line stays the last line on stdout
     local rc=$?
     if [ -n "${REAL_PID:-}" ] && kill -0 "$REAL_PID" 2>/dev/null; then  # stopped early: take the tier along
         pkill -INT -P "$REAL_PID" 2>/dev/null || true  # pytest tears its fixtures down on SIGINT
     fi
     {
-        echo "test.sh: durations (tier $TIER, $WORKERS workers, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+        echo "test.sh: durations (tier $TIER, $WORKERS workers, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
+            "10^7 additions ${YARDSTICK_START} s at the start, $(yardstick) s at the end)"
         for line in "${TIMES[@]}"; do echo "  $line"; done
         printf '  %-44s %5ds\n' "total" "$((SECONDS - START))"
     } >&2
@@ -64,12 +73,15 @@ debian_install() {  # debian_install COMMAND PACKAGE: Debian's package when the 
     command -v "$1" >/dev/null || { echo "test.sh: $1 is required (apt-get install $2)" >&2; exit 1; }
 }
 
+say() { echo "test.sh: $*" >&2; }  # what a step does, as it starts: nothing looks like a hang
+
 PY=${PYTHON:-python3}
-[ -x .venv/bin/python ] || "$PY" -m venv .venv
+[ -x .venv/bin/python ] || { say "creating the virtual environment .venv"; "$PY" -m venv .venv; }
 . .venv/bin/activate
 # pip only when pyproject.toml changed since the last install into this .venv
 STAMP=.venv/.mcp-chat-installed
 if ! cmp -s pyproject.toml "$STAMP" 2>/dev/null; then
+    say "installing the project and its test packages into .venv (uv; about a minute the first time)"
     # uv resolves the same pinned ranges as pip in a fraction of the time (8 s against 45 s here);
     # pip does it when uv cannot be had or fails
     if python -m pip install -q uv && python -m uv pip install -q --python "$(command -v python)" -e ".[test]"; then
@@ -86,6 +98,7 @@ fi
 python -m compileall -q -j 0 client server plumbing tests init_db.py >/dev/null
 step_done "setup: .venv and pip"
 
+say "installing the npm MCP servers the tests use (tests/.npm; once)"
 bash scripts/install_everything.sh >/dev/null
 if [ "$TIER" = fast ]; then
     step_done "setup: npm MCP servers"
@@ -94,16 +107,19 @@ if [ "$TIER" = fast ]; then
     exit 0
 fi
 
+say "starting PostgreSQL and nginx, installing tmux, zsh, jq and the MCP conformance suite where missing"
 TEST_POSTGRES_URL="$(bash scripts/pg_start.sh)"
 export TEST_POSTGRES_URL
 bash scripts/nginx_start.sh --install
 debian_install tmux tmux  # both tiers drive the interactive client in tmux
 debian_install zsh zsh  # tests/e2e/test_cli_habits.py checks the completion script's syntax
+debian_install jq jq  # the README's scripts block pipes into jq (tests/e2e/test_readme.py runs it)
 bash scripts/install_conformance.sh >/dev/null  # the official MCP conformance suite (tests/.npm-conformance)
 step_done "setup: PostgreSQL, npm, nginx, tmux, zsh"
 
 REAL_PID=""
 if [ "${MCP_CHAT_SKIP_LOCALMODEL:-0}" != "1" ]; then
+    say "preparing the local model (llama-server and its weights, built and fetched once into ~/.cache/mcp-chat)"
     python scripts/setup_local_model.py
     step_done "setup: local model"
     REAL_DIR=$(mktemp -d /tmp/mcp-chat-real-tier.XXXXXX)  # its own pytest folders and log

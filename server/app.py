@@ -5,6 +5,7 @@ exchange, `ttlMs`/`cacheScope` on lists) and the 2025 `initialize` handshake for
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 import logging
@@ -18,8 +19,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from server import gate, httpconn, naver
-from server.limits import DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT, SHUTDOWN_GRACE
+from server import gate, httpconn, logsafe, naver
+from server.limits import (DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_SESSIONS,
+                           DEFAULT_SESSION_IDLE_TIMEOUT, SHUTDOWN_GRACE, connection_cap)
 
 logger = logging.getLogger(__name__)
 
@@ -197,10 +199,13 @@ async def _close_client_after(inner: Any, starlette_app: Any) -> AsyncIterator[N
 
 
 async def serve_http(app: NaverMCPServer, tokens: Sequence[str] = (),
-                     header_timeout: float = DEFAULT_HEADER_TIMEOUT) -> None:
+                     header_timeout: float = DEFAULT_HEADER_TIMEOUT, body_timeout: float = DEFAULT_BODY_TIMEOUT,
+                     max_connections: int | None = None) -> None:
     """Serve streamable HTTP at http://HOST:PORT/mcp behind `gate` (access log, GET /healthz,
     bearer tokens when given); the shared Naver client closes on shutdown. A connection must
-    complete each request head within `header_timeout` seconds (httpconn).
+    complete each request head within `header_timeout` seconds and its body within `body_timeout`;
+    at most `max_connections` are open (None: as many as the descriptor limit leaves room for);
+    a failed accept is one log line a second at most (httpconn, logsafe).
 
     The process-wide client is closed from the Starlette app lifespan, which runs once.
     """
@@ -214,6 +219,7 @@ async def serve_http(app: NaverMCPServer, tokens: Sequence[str] = (),
     inner = starlette_app.router.lifespan_context
     starlette_app.router.lifespan_context = lambda a: _close_client_after(inner, a)
     level = app.settings.log_level.lower()
+    budget = httpconn.Budget(connection_cap(0) if max_connections is None else max_connections)
     config = uvicorn.Config(
         gate.wrap(starlette_app, tokens),
         host=h.host,
@@ -221,14 +227,20 @@ async def serve_http(app: NaverMCPServer, tokens: Sequence[str] = (),
         log_level=level,
         access_log=False,  # gate.AccessLog writes one line per request (no query strings)
         log_config=None,  # keep our logging setup (stderr)
-        http=httpconn.protocol_class(header_timeout),
+        http=httpconn.protocol_class(header_timeout, body_timeout, budget),
         ws="none",  # no WebSocket endpoint: an Upgrade request is an ordinary request
         # a 2026-07-28 client keeps a subscriptions/listen stream open for the connection's life, and
         # uvicorn waits for every open response before it exits: without a bound, a stop (SIGTERM,
         # Ctrl-C) hung until the supervisor killed us. Calls in flight get this long to finish.
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
-    await uvicorn.Server(config).serve()
+    logsafe.quiet_accept_errors(asyncio.get_running_loop())
+    try:
+        sock = httpconn.listen(h.host, h.port, config.backlog, budget)  # accepts only below the budget's ceiling
+    except OSError as exc:  # e.g. the port is taken: one line, as uvicorn says it (its exit code 3)
+        logging.getLogger("uvicorn.error").error("%s", exc)
+        raise SystemExit(3) from None
+    await httpconn.Server(config).serve(sockets=[sock])
 
 
 async def serve_stdio(app: NaverMCPServer) -> None:

@@ -1,7 +1,9 @@
 """What stands in front of the MCP endpoint over HTTP: who may call it, which Host/Origin it
 answers, a health check for the balancer, and one access-log line per request.
 
-Pure ASGI middlewares (no buffering), so streamed answers pass through untouched.
+Pure ASGI middlewares, so streamed answers pass through untouched. Request bodies are waited for
+whole before the SDK sees them (`WholeBody`): one the client never finishes costs nothing but
+the wait, which server.httpconn bounds.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
 
 from server.logsafe import escape, url_path
 
@@ -147,7 +149,8 @@ class AccessLog:
     """One line per HTTP request when its answer ends: method, path as sent (no query string,
     bytes outside visible ASCII as %XX), status, duration, client. Refusals are warnings with the
     reason (401: the token's fault; 421/403: the Host/Origin refused by the SDK; 503: the session
-    cap). Never bodies, tokens or other headers."""
+    cap). Never bodies, tokens or other headers. A request whose client went away before its body
+    was in has no line here: it was never made (server.httpconn logs those it closed itself)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -158,6 +161,7 @@ class AccessLog:
             return
         start = time.perf_counter()
         status = 0
+        body_done = gone = False
 
         async def send_and_watch(message: dict) -> None:
             nonlocal status
@@ -165,9 +169,20 @@ class AccessLog:
                 status = message["status"]
             await send(message)
 
+        async def receive_and_watch() -> dict:
+            nonlocal body_done, gone
+            message = await receive()
+            if message["type"] == "http.request" and not message.get("more_body", False):
+                body_done = True
+            elif message["type"] == "http.disconnect" and not body_done:
+                gone = True
+            return message
+
         try:
-            await self.app(scope, receive, send_and_watch)
+            await self.app(scope, receive_and_watch, send_and_watch)
         finally:
+            if gone:  # closed before its body was in: the request never came whole (server.httpconn logs a 408)
+                return
             ms = (time.perf_counter() - start) * 1000
             client = scope.get("client")
             who = f"{client[0]}" if client else "-"
@@ -200,7 +215,44 @@ def _refusal(scope: dict, status: int) -> str | None:
     return None
 
 
+class WholeBody:
+    """The app is called once the request's body is in. The SDK also reads a body whole before
+    it acts (and refuses one over DEFAULT_MAX_REQUEST_BODY_SIZE), but it is called with what came
+    when the client goes away: each slow client closed mid-body (server.httpconn) then opened and
+    dropped an MCP session and logged a traceback, and a flood of them kept the loop too busy to
+    answer anyone (issue 50). Past that size the body is handed on as it comes (the SDK's 413)."""
+
+    def __init__(self, app: Any, limit: int = DEFAULT_MAX_REQUEST_BODY_SIZE) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size, more = 0, True
+        while more and size <= self.limit:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return  # never came whole: nobody to answer
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = bool(message.get("more_body", False))
+        first = {"type": "http.request", "body": b"".join(chunks), "more_body": more}
+        replayed = False
+
+        async def replay() -> dict:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return first
+
+        await self.app(scope, replay, send)
+
+
 def wrap(app: Any, tokens: Sequence[str]) -> Any:
-    """The Starlette app behind the gate: access log, health check, then the token check."""
-    inner = BearerAuth(app, tokens) if tokens else app
-    return AccessLog(HealthCheck(inner))
+    """The Starlette app behind the gate: access log, health check, the token check, then the
+    body waited for whole."""
+    inner = WholeBody(app)
+    return AccessLog(HealthCheck(BearerAuth(inner, tokens) if tokens else inner))

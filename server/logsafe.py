@@ -8,8 +8,12 @@ that writes stderr, so no logger (ours, the SDK's, uvicorn's) can write such a c
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 import unicodedata
+from collections import Counter
+from typing import Any
 
 # Control (C0, DEL, C1), format (bidi, zero-width, BOM), line/paragraph separators, surrogates,
 # private use, unassigned: never written raw.
@@ -53,3 +57,45 @@ class OneLineFormatter(logging.Formatter):
 
     def formatStack(self, stack_info: str) -> str:
         return escape_lines(super().formatStack(stack_info))
+
+
+class Throttle:
+    """Events of a kind that may come thousands a second (an attack) told at most once a `period`:
+    `note(what)` counts one and returns the counts since the last line ("12 slowest evicted") when
+    a line is due, else ""."""
+
+    def __init__(self, period: float = 1.0) -> None:
+        self.period = period
+        self.counts: Counter[str] = Counter()
+        self.last = float("-inf")
+
+    def note(self, what: str) -> str:
+        self.counts[what] += 1
+        now = time.monotonic()
+        if now - self.last < self.period:
+            return ""
+        self.last = now
+        told = ", ".join(f"{n} {k}" for k, n in self.counts.items())
+        self.counts.clear()
+        return told
+
+
+ACCEPT_FAILED = "socket.accept() out of system resource"
+
+
+def quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
+    """asyncio logs a failed accept (no descriptor left) with a traceback, and on Linux again and
+    again while the listening socket stays ready (225 MB in 45 s, issue 50): here it is one line a
+    second at most, with how often it happened; every other loop error goes where it went."""
+    throttle, before = Throttle(1.0), loop.get_exception_handler()
+    logger = logging.getLogger("server")
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if context.get("message") != ACCEPT_FAILED:
+            (before(loop, context) if before else loop.default_exception_handler(context))
+            return
+        told = throttle.note("failed")
+        if told:
+            logger.error("cannot accept a connection: %s (%s accepts since the last line)", context.get("exception"), told)
+
+    loop.set_exception_handler(handler)

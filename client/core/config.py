@@ -47,6 +47,30 @@ class ContextSettings:
         return DEFAULT_MAX_TURNS[self.strategy] if self.max_turns is None else self.max_turns
 
 
+@dataclass(frozen=True)
+class Phrase:
+    """A UI message by key, as the field of another message: the UI says it in its language
+    (client/ui/i18n.py `t` renders a Phrase field). Keeps the words out of the layers below the UI."""
+
+    key: str
+    fmt: tuple[tuple[str, object], ...] = ()
+
+
+def phrase(key: str, **fmt: object) -> Phrase:
+    return Phrase(key, tuple(fmt.items()))
+
+
+def bad_value(given: object, rule: Phrase) -> "ConfigError":
+    """A setting whose value breaks `rule` (a `rule_*` phrase): one line naming it and what it must be.
+    `given`: how the user gave it (`--max-turns=-1`, or `env_given(NAME, value)`)."""
+    return ConfigError("bad_value", given=given, rule=rule)
+
+
+def env_given(name: str, value: str) -> Phrase:
+    """An environment variable as the user set it, for an error line."""
+    return phrase("given_env", name=name, value=value)
+
+
 class ConfigError(Exception):
     """A configuration problem: one line for the user, exit code 2."""
 
@@ -146,14 +170,5 @@ def env_flag(name: str) -> bool:
         return False
     if v in ("1", "true", "yes", "on"):
         return True
-    raise ConfigError("bad_option", detail=f"{name}={v!r}")
+    raise bad_value(env_given(name, v), phrase("rule_flag"))
 
-
-def env_int(name: str) -> int | None:
-    v = os.environ.get(name, "").strip()
-    if not v:
-        return None
-    try:
-        return int(v)
-    except ValueError:
-        raise ConfigError("bad_option", detail=f"{name}={v!r}") from None

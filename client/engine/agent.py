@@ -18,7 +18,9 @@ from client.core.context.budget import Calibration, estimate_messages_tokens, fi
 from client.engine.providers import Runtime, tool_schemas
 from client.engine.wire_tools import WireTools
 from client.engine.events import RequestStats, notify
+from client.engine.late_tools import LateTools
 from client.engine.limits import DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_TOOL_CALLS, TurnLimits
+from client.engine.model_calls import ModelCalls
 from client.engine.toolcalls import StrictToolArgs
 
 if TYPE_CHECKING:
@@ -59,6 +61,7 @@ class ContextMiddleware(AgentMiddleware):
     calibration: Calibration = field(default_factory=Calibration)
     stats: RequestStats = field(default_factory=RequestStats)
     first_request: Any = None  # the last turn's first model request (client/engine/warm.py binds as it)
+    refused_tools: tuple[tuple[str, int], ...] = ()  # (name, tokens): a schema too big to offer (build_agent)
 
     def __post_init__(self) -> None:
         super().__init__()
@@ -76,6 +79,10 @@ class ContextMiddleware(AgentMiddleware):
                 self._tool_counts.clear()
             self._tool_counts[key] = self.count_tools(list(tools))
         return self._tool_counts[key]
+
+    def counted(self, tools: list[Any], tokens: int) -> None:
+        """The count of a tool list known already (the agent's, counted when it was built)."""
+        self._tool_counts[tuple(getattr(t, "name", None) or str(t) for t in tools)] = tokens
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -188,19 +195,29 @@ def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, 
                 gate: AgentMiddleware | None = None, tools_tokens: int | None = None,
                 calibration_prior: float = 1.0, count_tools: Callable[[list[Any]], int] | None = None,
                 tool_search: str = "auto", history: History | None = None,
-                late: AgentMiddleware | None = None) -> tuple[Any, ContextMiddleware]:
+                late: AgentMiddleware | None = None, calls: ModelCalls | None = None) -> tuple[Any, ContextMiddleware]:
     """`gate`: the tool-permission hook (client/engine/mcp/gate.py), innermost around every tool call.
     `count_tools` and `calibration_prior`: the provider's count of a tool list and tokenizer prior
     (client/engine/providers.py); without them, full schemas and 1.0 (`tools_tokens`: the count of
     `tools`, when known). `tool_search` (auto|on|off) and `history` (a thread's transcript): deferred
-    tool schemas (client/engine/tool_search.py). `late`: finds a tool a starting server brings
-    (client/engine/late_tools.py), just inside the limits."""
+    tool schemas (client/engine/tool_search.py); a tool whose schema alone would take more than
+    MAX_TOOL_SHARE of the budget is left out (`mw.refused_tools` names it). `late`: finds a tool
+    a starting server brings (client/engine/late_tools.py), just inside the limits. `calls`: the
+    session's count of the turn's model calls, which MCP sampling shares (model_calls.py)."""
     from client.core.context.budget import estimate_tools_tokens
-    from client.core.context.deferred_tools import should_defer
+    from client.core.context.deferred_tools import MAX_TOOL_SHARE, oversized, should_defer
 
     count = count_tools or (lambda ts: estimate_tools_tokens(tool_schemas(ts)))
     if tools_tokens is None:
         tools_tokens = count(tools)
+    refused: list[tuple[str, int]] = []
+    if budget > 0 and tools_tokens > MAX_TOOL_SHARE * budget:  # only then can one schema alone be too big
+        sizes = {t.name: count([t]) for t in tools}
+        refused = [(n, sizes[n]) for n in oversized(sizes, budget)]
+        if refused:  # never offered, in any mode, nor found late: the agent does not know them
+            tools = [t for t in tools if t.name not in dict(refused)]
+            tools_tokens = count(tools)
+            late = late.without(dict(refused)) if isinstance(late, LateTools) else late
     search = None
     if should_defer(tool_search, len(tools), tools_tokens, budget):
         from client.engine.tool_search import ToolSearch
@@ -209,8 +226,10 @@ def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, 
         tools_tokens = count([search.search_tool])  # until the first request says what it carries
     names = {t.name for t in tools} | ({search.search_name} if search else set())  # what a dispatcher may name
     mw = ContextMiddleware(budget=budget, tools_tokens=tools_tokens, count_tools=count, debug=debug,
-                           calibration=Calibration(ratio=calibration_prior))
-    limits = TurnLimits(max_model_calls, max_tool_calls)  # outermost: decides whether a call gets tools
+                           calibration=Calibration(ratio=calibration_prior), refused_tools=tuple(refused))
+    if search is None and tools:  # counted once: the first request carries them all (200: 0.1-0.3 s when loaded)
+        mw.counted(tools, tools_tokens)
+    limits = TurnLimits(max_model_calls, max_tool_calls, calls)  # outermost: decides whether a call gets tools
     # ToolSearch: inside the limits (a call they strip of tools stays without), outside the budget
     # (which counts the tools it chose). StrictToolArgs: innermost around the model (it reads the
     # streamed argument text), and outside the gate around tools (a call with unreadable arguments

@@ -116,7 +116,7 @@ class Frontend:
         return None
 
     async def confirm(self, kind: str, server: str, summary: str) -> bool | None:
-        """A yes/no question about a server's request (kind: sampling | url); None: nobody to ask."""
+        """A yes/no question about a server's request (kind: sampling | url | oauth_endpoint); None: nobody to ask."""
         return None
 
     def open_url(self, url: str) -> None:

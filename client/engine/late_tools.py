@@ -9,7 +9,7 @@ any other. A name no server brings goes on to ToolNode's usual error.
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Collection
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.tools import BaseTool
@@ -25,6 +25,13 @@ class LateTools(AgentMiddleware):
     @property
     def name(self) -> str:  # type: ignore[override]
         return "LateTools"
+
+    def without(self, names: Collection[str]) -> LateTools:
+        """This lookup, except for `names`: tools the agent leaves out (client/engine/agent.py)."""
+        async def resolve(name: str) -> BaseTool | None:
+            return None if name in names else await self.resolve(name)
+
+        return LateTools(resolve)
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         if request.tool is None:

@@ -5,7 +5,9 @@ LangChain's ModelCallLimitMiddleware / ToolCallLimitMiddleware end a run with a 
 AIMessage (or an exception) instead of an answer, and count calls by tool name, not by
 arguments; this middleware keeps their idea (count per run) but ends with a real answer.
 The counts are read from the turn's own messages (after the last real user message), so
-retries inside one model call and state replays never skew them.
+retries inside one model call and state replays never skew them. Model calls a turn makes for
+MCP servers (sampling, a 2025 server's request or a 2026 input round) leave no message: the
+session's `ModelCalls` (model_calls.py) counts them, and both sides read it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 
 from client.core.context.turns import is_turn_start, text_of
 from client.engine.events import notify
+from client.engine.model_calls import ModelCalls
 
 DEFAULT_MAX_MODEL_CALLS = 12
 DEFAULT_MAX_TOOL_CALLS = 20
@@ -96,10 +99,11 @@ class TurnLimits(AgentMiddleware):
     """Outermost middleware: decides whether this model call still gets tools."""
 
     def __init__(self, max_model_calls: int = DEFAULT_MAX_MODEL_CALLS,
-                 max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS) -> None:
+                 max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS, calls: ModelCalls | None = None) -> None:
         super().__init__()
         self.max_model_calls = max(1, max_model_calls)
         self.max_tool_calls = max(0, max_tool_calls)
+        self.calls = calls or ModelCalls(lambda: self.max_model_calls)  # shared with the sampler
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -108,11 +112,14 @@ class TurnLimits(AgentMiddleware):
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> ModelResponse:
-        tail = turn_tail(request.messages)
-        why = stop_reason(tally(tail), self.max_model_calls, self.max_tool_calls)
+        done = tally(turn_tail(request.messages))
+        if done.model_calls == 0:  # the turn's first call: its sampling count starts
+            self.calls.sampled = 0
+        self.calls.answers = done.model_calls + 1
+        done.model_calls += self.calls.sampled
+        why = stop_reason(done, self.max_model_calls, self.max_tool_calls)
         if why is None or not request.tools:
             return await handler(request)
-        done = tally(tail)
         notify("turn_capped_" + why, {"calls": done.model_calls + 1, "tools": done.tool_calls,
                                        "max": self.max_model_calls, "repeat": done.worst_repeat})
         response = await handler(request.override(tools=[], messages=with_final_note(request.messages)))

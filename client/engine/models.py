@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from client.core.config import Settings
+from client.engine.model_calls import ModelCalls
 from client.engine.providers import Provider, Runtime, build_model, for_model, get_provider
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ class Models:
 
     def __init__(self, settings: Settings, runtime: Runtime | None = None) -> None:
         self.runtime = runtime or Runtime.of(settings)
+        self.calls = ModelCalls(lambda: self.settings.max_model_calls)  # the turn's, sampling included
         self._parts: AgentParts | None = None
         self._stack = self._build(settings)
         self._background: tuple[tuple[str, str], Any] | None = None  # ((url, model), summarizer)
@@ -136,7 +138,8 @@ class Models:
                                 max_model_calls=settings.max_model_calls, max_tool_calls=settings.max_tool_calls,
                                 gate=parts.gate, tools_tokens=provider.tools_tokens(tools),
                                 calibration_prior=provider.calibration_prior, count_tools=provider.tools_tokens,
-                                tool_search=settings.tool_search, history=parts.history, late=parts.late)
+                                tool_search=settings.tool_search, history=parts.history, late=parts.late,
+                                calls=self.calls)
         return ModelStack(settings, provider, chat, summarizer, agent, mw)
 
 

@@ -21,7 +21,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator
 
-from client.core.config import MIN_TOOL_COMPLETION_TOKENS, ConfigError, Settings
+from client.core.config import MIN_TOOL_COMPLETION_TOKENS, ConfigError, Settings, bad_value, phrase
 from client.engine.frontend import Frontend
 from client.engine.http import http_clients
 from client.engine.local.spec import CONTEXT_WINDOW, QWEN_CODER_15B, RESERVED_OUTPUT, TOOL_RESULT_CHARS
@@ -226,7 +226,7 @@ def get_provider(name: str) -> Provider:
     try:
         return PROVIDERS[name]
     except KeyError:
-        raise ConfigError("bad_option", detail=f"provider={name!r}") from None
+        raise bad_value(f"provider={name!r}", phrase("rule_choice", choices=", ".join(PROVIDERS))) from None
 
 
 def provider_name(chosen: str | None, *, clova_key: str | None) -> str:

@@ -21,8 +21,8 @@ from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResp
 from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 
-from client.core.context.deferred_tools import (DEFER_SHARE, ToolUse, request_tools, search_args, search_tool_name,
-                                                stand_in_query, tool_calls, turn_searches)
+from client.core.context.deferred_tools import (DEFER_SHARE, MAX_TOOL_SHARE, ToolUse, request_tools, search_args,
+                                                search_tool_name, stand_in_query, tool_calls, turn_searches)
 from client.core.tool_search import SEARCH_SCHEMA, Index, ToolCard, result_text, search_description
 
 History = Callable[[str], Awaitable[Sequence[BaseMessage]]]  # a thread's transcript, oldest first
@@ -47,6 +47,7 @@ class ToolSearch(AgentMiddleware):
         self.by_name = {t.name: t for t in self.catalog}
         self.index = Index([card_of(t) for t in self.catalog])
         self.cap = int(DEFER_SHARE * budget)
+        self.found_cap = int(MAX_TOOL_SHARE * budget)  # the newest search's matches (the first always)
         self.history = history
         self.uses: dict[str, ToolUse] = {}  # thread id -> tools called (a cache of its transcript)
         self.search_name = search_tool_name(self.by_name)
@@ -87,7 +88,8 @@ class ToolSearch(AgentMiddleware):
 
     def _request(self, use: ToolUse, messages: Sequence[BaseMessage]) -> list[BaseTool]:
         found = turn_searches(messages, self.search_name, self.index)
-        names = request_tools([t.name for t in self.catalog], self.sizes, use, found, self.cap)
+        names = request_tools([t.name for t in self.catalog], self.sizes, use, found, self.cap,
+                              found_cap=self.found_cap)
         return [self.search_tool, *(self.by_name[n] for n in names)]
 
     async def awrap_model_call(

@@ -2,6 +2,11 @@
 
 Arguments are parsed before anything heavy is imported, so `--help` and `--version`
 answer at once; each command imports what it needs.
+
+Why this file is longer than most: it is the one place argv takes its shape before argparse sees
+it (options before the command name, a first word that is a question, --lang before parsing) and
+the one place every failure becomes its line and exit code. Each part reads the parser built here
+(`_option_arity`), so splitting them would pass the parser around for no reader's gain.
 """
 
 from __future__ import annotations
@@ -10,7 +15,6 @@ import argparse
 import dataclasses
 import os
 import sys
-import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +23,8 @@ from client.core.config import THREAD_ID_RE, ConfigError, Settings
 from client.ui.options import add_chat_options, add_common_options, add_db_option, resolve, resolve_db, resolve_lang, resolve_user
 from client.ui.i18n import t, tr
 from client.ui import early_prompt, import_command, thread_args
-from client.ui.parser import Parser as _Parser
+from client.ui.failures import JSON_OUT, Failure
+from client.ui.parser import Parser as _Parser, parsers
 from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir
 from client.ui.trust import load_user_env, run_trust, settle
 
@@ -29,7 +34,7 @@ if TYPE_CHECKING:
 
 SUBCOMMANDS = ("chat", "threads", "export", "delete", "fork", "import", "trust", "completion", "daemon", "local", "memory")
 SHELLS = ("bash", "zsh")
-EXIT_OK, EXIT_RUNTIME, EXIT_CONFIG = 0, 1, 2
+EXIT_OK = 0  # the others: client/ui/failures.py
 
 
 def _commands_epilog() -> str:
@@ -48,8 +53,9 @@ def _commands_epilog() -> str:
         ("mcp-chat local status|stop", tr("켜 둔 로컬 모델 서버", "the local model server kept warm")),
         ("mcp-chat memory fold", tr("미뤄 둔 장기 기억 정리 (-p 가 백그라운드로 부름)", "pending memory passes (-p starts it in the background)")),
     ]
-    wide = lambda text: sum(unicodedata.east_asian_width(c) in "WF" for c in text)  # noqa: E731 - 2 cells each
-    lines = [tr("명령:", "commands:")] + [f"  {cmd:<{40 - wide(cmd)}}{what}" for cmd, what in rows]
+    from rich.cells import cell_len  # Hangul takes two cells
+
+    lines = [tr("명령:", "commands:")] + [f"  {cmd}{' ' * max(1, 40 - cell_len(cmd))}{what}" for cmd, what in rows]
     lines.append(tr("명령별 도움말: mcp-chat COMMAND --help", "help on a command: mcp-chat COMMAND --help"))
     return "\n".join(lines)
 
@@ -76,16 +82,21 @@ def build_parser(completion: bool = False) -> argparse.ArgumentParser:
     tr_.add_argument("dir", nargs="?", default=".", metavar="DIR", help=tr("폴더 (기본: 현재 폴더)", "folder (default: the working folder)"))
     tr_.add_argument("--revoke", action="store_true", help=tr("신뢰 취소", "stop trusting it"))
     co = sub.add_parser("completion", prog="mcp-chat completion", help=tr("셸 자동 완성 스크립트", "shell completion script"),
-                        description=tr("예: mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat",
-                                       "e.g. mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat"))
+                        description=tr("예: mcp-chat completion bash --install (폴더가 없으면 만듦), 또는 mcp-chat completion zsh > FILE",
+                                       "e.g. mcp-chat completion bash --install (makes the folder if need be), or mcp-chat completion zsh > FILE"))
     co.add_argument("shell", choices=SHELLS, help=tr("셸", "shell"))
+    co.add_argument("--install", action="store_true",
+                    help=tr("출력하지 않고 사용자별 표준 폴더에 씀: bash $XDG_DATA_HOME/bash-completion/completions/mcp-chat, "
+                            "zsh $XDG_DATA_HOME/zsh/site-functions/_mcp-chat",
+                            "write it into the per-user standard folder instead: bash $XDG_DATA_HOME/bash-completion/completions/mcp-chat, "
+                            "zsh $XDG_DATA_HOME/zsh/site-functions/_mcp-chat"))
     from client.ui import background
 
     background.add_commands(sub)  # mcp-chat daemon|local status|stop
     from client.ui import memory_command
 
     memory_command.add_parser(sub)  # mcp-chat memory fold (with the chat options)
-    for sp in (th, ex, de, fo, im, tr_):
+    for sp in (th, ex, de, fo, im, tr_, co):
         add_common_options(sp)
     return p
 
@@ -111,7 +122,9 @@ def with_command(argv: list[str]) -> list[str]:
 
 
 def _first_word(argv: list[str]) -> int | None:
-    """Index of the first argument that is neither an option nor an option's value."""
+    """Index of the first argument that is neither an option nor an option's value; None after an
+    option no command knows (`--provder local`: its value is no command name, the chat's parser
+    names the option and the nearest known one)."""
     takes = _option_arity()
     i = 0
     while i < len(argv):
@@ -120,6 +133,9 @@ def _first_word(argv: list[str]) -> int | None:
             return None
         if not a.startswith("-") or a == "-":
             return i
+        name = a.split("=", 1)[0]
+        if name not in takes and not any(o.startswith(name) for o in takes if name.startswith("--")):
+            return None
         nargs = takes.get(a, 0) if "=" not in a else 0
         if nargs == "?":  # -p [PROMPT], -r [ID]: the next word is the value unless it is an option
             i += 1 if i + 1 < len(argv) and not argv[i + 1].startswith("-") else 0
@@ -130,11 +146,10 @@ def _first_word(argv: list[str]) -> int | None:
 
 
 def _option_arity() -> dict[str, object]:
-    """option string -> "?" (optional value), 1 (one value) or 0 (a flag), for every chat option."""
-    p = _Parser(prog="mcp-chat")
-    add_chat_options(p)
+    """option string -> "?" (optional value), 1 (one value) or 0 (a flag), for every option of
+    every command (a command's options may stand before its name)."""
     out: dict[str, object] = {}
-    for action in p._actions:
+    for action in (a for p in parsers(build_parser()) for a in p._actions):
         arity = "?" if action.nargs == "?" else 0 if action.nargs == 0 else 1
         for opt in action.option_strings:
             out[opt] = arity
@@ -147,7 +162,7 @@ def question_as_prompt(args: argparse.Namespace) -> None:
     if question is None:
         return
     if args.print_prompt:
-        raise ConfigError("bad_option", detail=f"-p {args.print_prompt!r} + {question!r}")
+        raise ConfigError("two_prompts", a=args.print_prompt, b=question)
     args.print_prompt = question
 
 
@@ -193,10 +208,23 @@ async def _chat(settings: Settings, runtime: Runtime, specs: list, store: Store)
     return await chat(settings, runtime, specs, store)
 
 
-def run_completion(shell: str) -> int:
+def run_completion(shell: str, install: bool = False) -> int:
+    """The completion script on stdout, or (--install) in the folder the shell reads it from, made
+    if missing (`completion bash > ~/.local/share/bash-completion/completions/mcp-chat` failed on a
+    new HOME: the shell opens the file before the command runs)."""
     import shtab
 
-    sys.stdout.write(shtab.complete(build_parser(completion=True), shell=shell))
+    script = shtab.complete(build_parser(completion=True), shell=shell)
+    if not install:
+        sys.stdout.write(script)
+        return EXIT_OK
+    root = data_dir().parent  # $XDG_DATA_HOME, else ~/.local/share
+    path = root / "bash-completion" / "completions" / "mcp-chat" if shell == "bash" else root / "zsh" / "site-functions" / "_mcp-chat"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(script, encoding="utf-8")
+    print(t("completion_installed", path=path), file=sys.stderr)
+    if shell == "zsh":
+        print(t("completion_zsh_fpath", folder=path.parent), file=sys.stderr)
     return EXIT_OK
 
 
@@ -240,15 +268,17 @@ def dispatch(args: argparse.Namespace) -> int:
         from client.ui import background
 
         return background.run_daemon(args.op) if args.cmd == "daemon" else background.run_local(args.op)
-    return run_completion(args.shell)
+    return run_completion(args.shell, args.install)
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = with_command(list(sys.argv[1:] if argv is None else argv))  # `mcp-chat --help` is the chat's help
+    argv = list(sys.argv[1:] if argv is None else argv)
+    JSON_OUT.start(argv)  # --output-format json: one object on stdout, also when the run fails
     real_env = set(os.environ)  # the user's own environment, before any .env
     i18n.set_lang(_lang_of(argv))  # an unreadable per-user .env is reported in this language
     debug = "--debug" in argv
     try:
+        argv = with_command(argv)  # `mcp-chat --help` is the chat's help
         load_user_env()
         i18n.set_lang(_lang_of(argv))
         args = build_parser().parse_args(argv)
@@ -258,43 +288,35 @@ def main(argv: list[str] | None = None) -> int:
             question_as_prompt(args)
         if args.cmd not in ("trust", "completion", "daemon"):  # the working folder's .env and ./checkpoint.db
             args.folder_trusted = settle(getattr(args, "db", None), real_env)
-        return dispatch(args)
-    except ConfigError as e:
-        _error_line(t(e.key, **e.fmt))
-        return EXIT_CONFIG
-    except KeyboardInterrupt:
-        return 130
+        code = dispatch(args)
+        if code:  # every failure raises; this stands guard over a path that would end with no object
+            JSON_OUT.failure(Failure("internal", t("unexpected_error", err=f"exit code {code}"), code))
+        return code
     except BrokenPipeError:  # e.g. `mcp-chat export ID | head`
         return EXIT_OK
-    except Exception as e:  # noqa: BLE001 - classified in one place
+    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - classified in one place
         return report(e, argv, debug)
     finally:
         early_prompt.erase()  # e.g. Ctrl-C before the chat took over the terminal
 
 
-def report(e: Exception, argv: list[str], debug: bool) -> int:
-    """One line for an expected error (Korean unless --lang en); a traceback only with --debug."""
+def report(e: BaseException, argv: list[str], debug: bool) -> int:
+    """One line for an expected error (Korean unless --lang en; one per server for --require-tools),
+    the same as a JSON object with --output-format json; a traceback only with --debug."""
     from client.core.config import url_passwords
-    from client.core.faults import AuthError, one_line
     from client.core.secrets import Redactor
-    from client.engine.local.weights import SetupError
-    from client.engine.store import StoreError
+    from client.ui.failures import of_exception
     from client.ui.render import debug_traceback
 
     redact = Redactor([pw for a in argv for pw in url_passwords(a)])  # a --db URL's password too
-    if isinstance(e, StoreError):
-        _error_line(redact(t(e.key, **e.fmt)))
-        return EXIT_RUNTIME
-    if isinstance(e, AuthError):
-        _error_line(t("auth_failed", err=str(e)))
-        return EXIT_CONFIG
-    if isinstance(e, SetupError):  # --provider local could not build, fetch or start its model
-        _error_line(t("local_failed", err=t(e.key, **e.fmt)))
-        return EXIT_RUNTIME
-    if debug:
+    failed = of_exception(e)
+    if debug and failed.kind in ("internal", "not_writable"):
         print(debug_traceback(redact.secrets), file=sys.stderr)
-    _error_line(t("turn_error", err=redact(one_line(e))))
-    return EXIT_RUNTIME
+    if failed.kind != "interrupted":  # Ctrl-C says nothing more than the shell's ^C
+        for line in failed.message.splitlines():
+            _error_line(redact(line))
+    JSON_OUT.failure(dataclasses.replace(failed, message=redact(failed.message)))
+    return failed.code
 
 
 def _error_line(text: str) -> None:

@@ -12,7 +12,7 @@ import os
 from typing import Callable, TypeVar
 from urllib.parse import urlsplit
 
-from client.core.config import ConfigError, env_flag
+from client.core.config import ConfigError, Phrase, bad_value, env_flag, env_given, phrase
 
 T = TypeVar("T")
 
@@ -25,6 +25,7 @@ LOCAL_THREADS = "MCP_CHAT_LOCAL_THREADS"  # local: llama-server threads (read by
 KEEP_ALIVE = "MCP_CHAT_LOCAL_KEEP_ALIVE"  # local: seconds (read by client/engine/local/keeper.py)
 OAUTH_HEADLESS = "MCP_CHAT_OAUTH_HEADLESS"  # read by client/engine/mcp/oauth.py
 STARTUP_TIMEOUT = "MCP_CHAT_STARTUP_TIMEOUT"  # seconds per MCP server start (read by client/engine/mcp/starting.py)
+STARTUP_GRACE = "MCP_CHAT_STARTUP_GRACE"  # seconds a message waits for servers seen for the first time (likewise)
 DAEMON = "MCP_CHAT_DAEMON"  # read by plumbing/forkserver/launcher.py (client/engine/daemon.py) before the command line
 DAEMON_IDLE = "MCP_CHAT_DAEMON_IDLE"  # read by plumbing/forkserver/daemon.py
 MEMORY_DETACH = "MCP_CHAT_MEMORY_DETACH"  # -p: 1 (default) / 0: a detached job folds what the run leaves (docs/memory.md)
@@ -35,11 +36,11 @@ def raw(name: str) -> str | None:
     return v or None
 
 
-def bad(name: str, value: str, rule: str) -> ConfigError:
-    return ConfigError("bad_option", detail=f"{name}={value!r} ({rule})")
+def bad(name: str, value: str, rule: Phrase) -> ConfigError:
+    return bad_value(env_given(name, value), rule)
 
 
-def number(name: str, convert: Callable[[str], T], ok: Callable[[T], bool], rule: str) -> T | None:
+def number(name: str, convert: Callable[[str], T], ok: Callable[[T], bool], rule: Phrase) -> T | None:
     """The variable converted and checked; None when unset or blank."""
     v = raw(name)
     if v is None:
@@ -67,13 +68,13 @@ def http_url(url: str) -> bool:
 
 
 def temperature() -> float | None:
-    return number(TEMPERATURE, float, lambda t: finite(t) and 0.0 <= t <= 2.0, "0..2")
+    return number(TEMPERATURE, float, lambda t: finite(t) and 0.0 <= t <= 2.0, phrase("rule_range", lo=0, hi=2))
 
 
 def local_url() -> str:
     v = raw(LOCAL_URL)
     if v is not None and not http_url(v):
-        raise bad(LOCAL_URL, v, "http(s)://HOST:PORT/v1")
+        raise bad(LOCAL_URL, v, phrase("rule_http", example="http://127.0.0.1:8080/v1"))
     return v or ""
 
 
@@ -84,7 +85,7 @@ def summary_server() -> bool | None:
     try:
         return env_flag(SUMMARY_SERVER)
     except ConfigError:
-        raise bad(SUMMARY_SERVER, raw(SUMMARY_SERVER) or "", "1 | 0") from None
+        raise bad(SUMMARY_SERVER, raw(SUMMARY_SERVER) or "", phrase("rule_flag")) from None
 
 
 def memory_detach() -> bool:
@@ -94,27 +95,28 @@ def memory_detach() -> bool:
     try:
         return env_flag(MEMORY_DETACH)
     except ConfigError:
-        raise bad(MEMORY_DETACH, raw(MEMORY_DETACH) or "", "1 | 0") from None
+        raise bad(MEMORY_DETACH, raw(MEMORY_DETACH) or "", phrase("rule_flag")) from None
 
 
 def tool_search() -> str:
     v = raw(TOOL_SEARCH)
     if v is not None and v.lower() not in TOOL_SEARCH_MODES:
-        raise bad(TOOL_SEARCH, v, " | ".join(TOOL_SEARCH_MODES))
+        raise bad(TOOL_SEARCH, v, phrase("rule_choice", choices=", ".join(TOOL_SEARCH_MODES)))
     return v.lower() if v else "auto"
 
 
 def check_chat() -> None:
     """The chat's variables read elsewhere (by the local model's processes, the OAuth login)."""
-    number(LOCAL_THREADS, int, lambda n: n >= 0, "0 (auto) or more")
-    number(KEEP_ALIVE, float, lambda s: finite(s) and s >= 0, "seconds >= 0")
+    number(LOCAL_THREADS, int, lambda n: n >= 0, phrase("rule_threads"))
+    number(KEEP_ALIVE, float, lambda s: finite(s) and s >= 0, phrase("rule_seconds", min=0))
     env_flag(OAUTH_HEADLESS)
-    number(STARTUP_TIMEOUT, float, lambda s: finite(s) and s > 0, "seconds > 0")
+    number(STARTUP_TIMEOUT, float, lambda s: finite(s) and s > 0, phrase("rule_positive_seconds"))
+    number(STARTUP_GRACE, float, lambda s: finite(s) and 0 <= s <= 10, phrase("rule_range", lo=0, hi=10))
 
 
 def check_every_command() -> None:
     """Variables every run reads (the pre-imported process, before the command line)."""
     v = raw(DAEMON)
     if v is not None and v not in ("0", "1"):
-        raise bad(DAEMON, v, "1 | 0")
-    number(DAEMON_IDLE, float, lambda s: finite(s) and s > 0, "seconds > 0")
+        raise bad(DAEMON, v, phrase("rule_choice", choices="1, 0"))
+    number(DAEMON_IDLE, float, lambda s: finite(s) and s > 0, phrase("rule_positive_seconds"))

@@ -7,6 +7,10 @@ i18n_*.py); the code is the last few functions.
 
 from __future__ import annotations
 
+import string
+
+from client.core.config import Phrase
+
 KO: dict[str, str] = {
     "ask_thread": "세션 ID를 입력하세요(새 세션 시작은 Enter):",
     "current_thread": "현재 세션 ID: {id}",
@@ -56,7 +60,7 @@ KO: dict[str, str] = {
     "trust_revoked": "더 이상 이 폴더를 신뢰하지 않습니다: {folder}",
     "trust_was_not": "신뢰한 적 없는 폴더입니다: {folder}",
     "db_tampered": "데이터베이스의 대화 상태가 손상되었거나 변조되어 읽지 않았습니다 ({what}). 아무것도 실행하지 않았습니다.",
-    "db_readonly": "'{path}' 위치에 데이터베이스를 만들 수 없습니다 (쓰기 권한 없음).",
+    "db_readonly": "'{path}' 위치에 데이터베이스를 만들 수 없습니다 (쓰기 권한 없음). 그 폴더의 권한을 고치거나 --db 로 쓸 수 있는 곳을 주세요.",
     "db_readonly_file": "'{path}' 파일에 쓸 권한이 없습니다. 아무것도 시작하지 않았습니다 (읽기만 하는 mcp-chat threads 와 export 는 됩니다).",
     "db_readonly_folder": "'{path}' 파일이 있는 폴더 {folder} 에 쓸 권한이 없습니다 (SQLite 가 옆에 -wal/-shm 파일을 만듦). 아무것도 시작하지 않았습니다 (읽기만 하는 mcp-chat threads 와 export 는 됩니다).",
     "db_no_folder": "'{path}' 의 폴더가 없습니다: {folder}",
@@ -72,7 +76,10 @@ KO: dict[str, str] = {
     "mcp_server_failed": "MCP 서버 '{name}'에 연결하지 못했습니다 ({target}): {err}. 이 서버의 도구 없이 계속합니다.",
     "mcp_config_unreadable": "MCP 설정 파일을 읽을 수 없습니다: {path} ({err})",
     "mcp_config_json": "MCP 설정 파일이 올바른 JSON이 아닙니다: {path} {line}행 {col}열: {err}",
-    "mcp_config_shape": "MCP 설정 파일 {path}: 최상위에 \"mcpServers\" 객체가 있어야 합니다.",
+    "mcp_config_shape": "MCP 설정 파일 {path}: 최상위에 \"mcpServers\" 객체가 없습니다 (있는 키: {keys}). {{\"mcpServers\": {{\"이름\": {{\"command\": ...}}}}}} 형식으로 쓰세요.",
+    "mcp_config_typo": "MCP 설정 파일 {path}: 최상위의 \"{found}\" 를 \"mcpServers\" 로 고치세요 (그대로면 서버를 하나도 읽지 않습니다).",
+    "mcp_config_both": "MCP 설정 파일 {path}: \"mcpServers\" 와 \"servers\"(VS Code 형식)가 둘 다 있습니다. 서버를 한쪽에 모으세요.",
+    "mcp_config_input": "MCP 설정 '{name}' 항목 ({path}): VS Code 의 입력 {ref} 에는 여기서 답할 수 없습니다. 값을 환경 변수에 두고 ${{변수}} 로 쓰세요.",
     "mcp_config_entry": "MCP 설정 파일 {path}의 '{name}' 항목이 잘못되었습니다: {detail}",
     "mcp_config_var": "MCP 설정 '{name}' 항목 ({path}): 환경 변수 {var}가 설정되어 있지 않습니다.",
     "mcp_bad_url": "MCP 서버 URL이 http(s) 주소가 아닙니다 ({name}): {url}",
@@ -120,6 +127,8 @@ KO: dict[str, str] = {
     "perm_why_user": "사용자가 거부",
     "perm_why_no_terminal": "물어볼 터미널 없음",
     "perm_why_no_answer": "답 없음",
+    "perm_why_limit": "이번 턴의 모델 호출 한도",
+    "tool_schema_too_big": "도구 '{name}'({server})는 제공하지 않습니다: 스키마만 약 {tokens} 토큰으로 요청 예산 {budget} 토큰의 1/4을 넘습니다.",
     "perm_answer_allow": "→ 허용: {why}",
     "perm_answer_deny": "→ 거부",
     "export_perm_allow": "허용 ({why})",
@@ -162,6 +171,7 @@ KO: dict[str, str] = {
     "search_no_keys": "NAVER_CLIENT_ID/NAVER_CLIENT_SECRET이 설정되지 않아 내장 검색 도구(web_search, news_search, blog_search)를 끄고 시작합니다. 검색을 쓰려면 .env에 두 값을 넣으세요.",
     "memory_nothing_kept": "장기 기억: 이번 세션에서 남길 항목이 없습니다 (후보 {candidates}개, 저장 0개).",
     "provider_local": "로컬 {model}",
+    "provider_local_short": "로컬",
     "provider_openai": "OpenAI 호환 서버 {host}의 {model}",
     "provider_clova": "CLOVA Studio {model}",
     "base_url_openai_only": "--base-url는 --provider openai 에서만 씁니다.",
@@ -218,7 +228,7 @@ KO: dict[str, str] = {
     "print_only": "-p 와 함께만 쓰는 옵션입니다: {detail}",
     "models_failed": "모델 목록을 가져오지 못했습니다: {err}",
     "models_none": "이 서버는 모델 목록을 제공하지 않습니다. /model 이름 으로 직접 바꿀 수 있습니다.",
-    "model_switched": "모델을 {model}(으)로 바꿨습니다 (이 세션이 끝날 때까지, 요청 예산 {budget} 토큰).",
+    "model_switched": "모델을 {model}(으)로 바꿨습니다: 종료할 때까지 모든 요청(/new·/resume 로 여는 세션 포함)에 씁니다 (요청 예산 {budget} 토큰).",
     "model_unknown": "서버 목록에 없는 모델입니다: {model}. /model 로 목록을 확인하세요.",
 }
 
@@ -227,22 +237,22 @@ EN: dict[str, str] = {
     "current_thread": "Current session ID: {id}",
     "greeting": "Hello, I am an AI assistant. Type your request. (Type 'exit' to quit.)",
     "bye": "Goodbye.",
-    "resumed": "Continuing the previous {turns} turns.",
+    "resumed": "Continuing the earlier conversation ({turns:# turn|# turns}).",
     "tool_select": "[tool]: {name}",
     "tool_call": "[call]: {args}",
     "tool_result": "[result]: {preview}",
     "tool_error": "[tool error]: {preview}",
-    "trimmed": "More than {keep} turns: trimming the oldest.",
-    "summarizing": "Summarizing {n} earlier turns...",
-    "summarized": "Earlier turns summarized ({n} turns -> 1 summary).",
+    "trimmed": "More than {keep:# turn|# turns}: trimming the oldest.",
+    "summarizing": "Summarizing {n:# earlier turn|# earlier turns}...",
+    "summarized": "Earlier turns summarized ({n:# turn|# turns} -> 1 summary).",
     "summary_failed": "Warning: the summary request failed; this turn goes out unsummarized and the next turn retries. ({err})",
     "summary_wait": "Over the request budget: waiting for the summary of earlier turns...",
     "summary_rejected": "The summary model's answer was unusable ({why}); it was discarded and asked for again.",
     "summary_unusable": "Warning: the summary model's answers were unusable ({why}); this turn keeps the earlier turns verbatim, and the next turn retries.",
     "answer_loop_cut": "The answer repeated itself; the repetition was cut before it was stored.",
-    "budget_dropped": "Over the token budget: left {n} old turns out of this request.",
-    "too_long": "Message too long: about {tokens} tokens, over the request budget of {budget}. Not sent, not stored.",
-    "status": "[status] {provider}request tokens est. {est}{api} · {pct}% of budget · {turns} turns in context{action}",
+    "budget_dropped": "Over the token budget: left {n:# old turn|# old turns} out of this request.",
+    "too_long": "Message too long: about {tokens:# token|# tokens}, over the request budget of {budget}. Not sent, not stored.",
+    "status": "[status] {provider}request tokens est. {est}{api} · {pct}% of budget · {turns:# turn|# turns} in context{action}",
     "status_api": " / API {n}",
     "status_trim": " · trimmed",
     "status_summary": " · summarized",
@@ -271,7 +281,7 @@ EN: dict[str, str] = {
     "trust_revoked": "No longer trusted: {folder}",
     "trust_was_not": "This folder was not trusted: {folder}",
     "db_tampered": "A conversation state in the database is damaged or was altered, so it was not read ({what}). Nothing was run.",
-    "db_readonly": "Cannot create a database at '{path}' (not writable).",
+    "db_readonly": "Cannot create a database at '{path}' (not writable). Fix the folder's permissions or give a writable place with --db.",
     "db_readonly_file": "'{path}' is not writable. Nothing was started (mcp-chat threads and export only read: they work).",
     "db_readonly_folder": "The folder of '{path}' ({folder}) is not writable (SQLite writes -wal/-shm files beside the database). Nothing was started (mcp-chat threads and export only read: they work).",
     "db_no_folder": "The folder of '{path}' does not exist: {folder}",
@@ -287,7 +297,10 @@ EN: dict[str, str] = {
     "mcp_server_failed": "Could not connect to MCP server '{name}' ({target}): {err}. Continuing without its tools.",
     "mcp_config_unreadable": "Cannot read the MCP config file: {path} ({err})",
     "mcp_config_json": "The MCP config file is not valid JSON: {path} line {line} column {col}: {err}",
-    "mcp_config_shape": "MCP config file {path}: needs a top-level \"mcpServers\" object.",
+    "mcp_config_shape": "MCP config file {path}: no top-level \"mcpServers\" object (its keys: {keys}). Write {{\"mcpServers\": {{\"name\": {{\"command\": ...}}}}}}.",
+    "mcp_config_typo": "MCP config file {path}: rename the top-level \"{found}\" to \"mcpServers\" (as it is, no server is read).",
+    "mcp_config_both": "MCP config file {path}: has both \"mcpServers\" and \"servers\" (VS Code's): put the servers under one of them.",
+    "mcp_config_input": "MCP config entry '{name}' ({path}): VS Code's input {ref} cannot be answered here. Put the value in an environment variable and write ${{VAR}}.",
     "mcp_config_entry": "MCP config file {path}: entry '{name}' is invalid: {detail}",
     "mcp_config_var": "MCP config entry '{name}' ({path}): environment variable {var} is not set.",
     "mcp_bad_url": "MCP server URL is not an http(s) URL ({name}): {url}",
@@ -295,8 +308,8 @@ EN: dict[str, str] = {
     "mcp_progress_done": "[progress] {tool}: done ({step})",
     "mcp_progress_stopped": "[progress] {tool}: stopped ({step})",
     "mcp_no_servers": "No MCP servers configured.",
-    "mcp_tools_server": "[{name}] {state} · {n} tools",
-    "mcp_server_row": "{name}: {state} · {transport} {shown} · {n} tools",
+    "mcp_tools_server": "[{name}] {state} · {n:# tool|# tools}",
+    "mcp_server_row": "{name}: {state} · {transport} {shown} · {n:# tool|# tools}",
     "mcp_server_restarts": " · reconnected {n}x",
     "mcp_server_protocol": " · MCP {version}",
     "mcp_state_connected": "connected",
@@ -311,7 +324,7 @@ EN: dict[str, str] = {
     "perm_tool": "tool",
     "perm_args": "arguments",
     "perm_destructive": "may change or delete data",
-    "perm_more": "… ({n} more characters)",
+    "perm_more": "… ({n:# more character|# more characters})",
     "perm_keys": "[y] allow once  [a] allow this tool for the session  [s] always allow (saved)  [n] deny",
     "perm_denied_result": "not run: the user did not allow it",
     "tool_args_refused": "not run: the model sent arguments for {name} that are not one valid JSON object",
@@ -335,6 +348,8 @@ EN: dict[str, str] = {
     "perm_why_user": "denied by the user",
     "perm_why_no_terminal": "no terminal to ask",
     "perm_why_no_answer": "no answer",
+    "perm_why_limit": "this turn's model call limit",
+    "tool_schema_too_big": "Tool '{name}' ({server}) is not offered: its schema alone is about {tokens:# token|# tokens}, over a quarter of the request budget of {budget:# token|# tokens}.",
     "perm_answer_allow": "→ allowed: {why}",
     "perm_answer_deny": "→ denied",
     "export_perm_allow": "allowed ({why})",
@@ -357,12 +372,12 @@ EN: dict[str, str] = {
     "export_summary": "> (summary) {text}",
     "unknown_command": "Unknown command: {cmd}. Type /help for the list.",
     "nothing_to_compact": "Nothing older to summarize.",
-    "memory_saved": "Memory: {added} added, {updated} updated of {candidates} candidates",
+    "memory_saved": "Memory: {added} added, {updated} updated of {candidates:# candidate|# candidates}",
     "memory_unscored": "Memory: scoring failed; items were saved unscored.",
     "memory_failed": "Memory update failed: {err}",
-    "memory_deferred": "Memory: {n} session(s) left to fold in at the next start.",
+    "memory_deferred": "Memory: {n:# session|# sessions} left to fold in at the next start.",
     "memory_background": "Memory: what -p runs leave is folded in the background (nobody waits; shown once).",
-    "memory_rechecked": "Memory: re-checked against the new rules; {n} item(s) that were not the user's own words were removed (commands, code, logs, ...).",
+    "memory_rechecked": "Memory: re-checked against the new rules; {n:# item|# items} that were not the user's own words {n:was|were} removed (commands, code, logs, ...).",
     "memory_empty": "No long-term memory yet.",
     "memory_source": "session {id}{title}, turn {turns}",
     "memory_off": "Long-term memory is off (--no-memory).",
@@ -373,16 +388,17 @@ EN: dict[str, str] = {
     "retrying": "Request failed ({err}); retrying in {delay:.1f}s ({n}/{total})...",
     "turn_capped_model_calls": "This turn reached its model call limit ({max}); answering once more without tools.",
     "turn_capped_tool_calls": "This turn reached its tool call limit ({tools}); answering without tools.",
-    "turn_capped_repeated_failure": "The same tool call failed {repeat} times with the same arguments; answering without tools instead of retrying.",
+    "turn_capped_repeated_failure": "The same tool call failed {repeat:once|# times} with the same arguments; answering without tools instead of retrying.",
     "search_no_keys": "NAVER_CLIENT_ID/NAVER_CLIENT_SECRET are not set: the bundled search tools (web_search, news_search, blog_search) are off. Put both in .env to search.",
-    "memory_nothing_kept": "Memory: nothing from this session was kept ({candidates} candidates, 0 saved).",
+    "memory_nothing_kept": "Memory: nothing from this session was kept ({candidates:# candidate|# candidates}, 0 saved).",
     "provider_local": "local {model}",
+    "provider_local_short": "local",
     "provider_openai": "{model} on the OpenAI-compatible server {host}",
     "provider_clova": "CLOVA Studio {model}",
     "base_url_openai_only": "--base-url is for --provider openai only.",
     "local_ready": "[local] {url} pid={pid} ready in {seconds:.1f}s",
-    "debug_request": "[debug] model request {n}: {count} messages ({roles}), ~{tokens} tokens, budget {budget}",
-    "provider_help": "Model: {what} · request budget {budget} tokens",
+    "debug_request": "[debug] model request {n}: {count:# message|# messages} ({roles}), ~{tokens:# token|# tokens}, budget {budget}",
+    "provider_help": "Model: {what} · request budget {budget:# token|# tokens}",
     "auto_local": "No CLOVA Studio API key: chatting with a small local model ({model}), lower quality; set a key to use HyperCLOVA X.",
     "local_failed": "Could not prepare the local model: {err}",
     "openai_no_base_url": "--provider openai needs a server address: --base-url URL or OPENAI_BASE_URL.",
@@ -391,13 +407,13 @@ EN: dict[str, str] = {
     "spin_tool": "running {name}…",
     "spin_summary": "summarizing…",
     "spin_memory": "updating long-term memory…",
-    "tool_items": "{n} results",
+    "tool_items": "{n:# result|# results}",
     "tool_total": " (of {n})",
     "tool_empty": "(empty result)",
     "tool_failed": "error: {err}",
     "tty_thread": "session {id}",
     "tty_turns": "turn {n} (context {ctx})",
-    "tty_tokens": "{est}{n} tokens",
+    "tty_tokens": "{est}{n:# token|# tokens}",
     "tty_budget": "budget {pct}%",
     "tty_trimmed": "trimmed",
     "tty_summarized": "summarized",
@@ -425,14 +441,14 @@ EN: dict[str, str] = {
     "col_title": "title",
     "title_show": "Session title: {title}",
     "title_none": "(none)",
-    "context_now": "Context now: {turns} turns · about {tokens} tokens ({pct}% of budget){summary}",
+    "context_now": "Context now: {turns:# turn|# turns} · about {tokens:# token|# tokens} ({pct}% of budget){summary}",
     "context_has_summary": " · with a summary",
     "continue_none": "No session to continue: starting a new one.",
     "print_no_prompt": "-p needs a prompt: mcp-chat -p \"question\" or echo question | mcp-chat -p",
     "print_only": "This option needs -p: {detail}",
     "models_failed": "Could not list the models: {err}",
     "models_none": "This server does not list its models. Switch directly with /model NAME.",
-    "model_switched": "Switched to {model} for the rest of this session (request budget {budget} tokens).",
+    "model_switched": "Switched to {model} for every request until you quit, also in sessions opened by /new or /resume (request budget {budget:# token|# tokens}).",
     "model_unknown": "Not in the server's model list: {model}. Type /model for the list.",
 }
 
@@ -446,6 +462,7 @@ from client.ui.i18n_fork import EN as _EN_FORK, KO as _KO_FORK  # noqa: E402 - f
 from client.ui.i18n_import import EN as _EN_IMPORT, KO as _KO_IMPORT  # noqa: E402 - mcp-chat import
 from client.ui.i18n_servers import EN as _EN_SERVERS, KO as _KO_SERVERS  # noqa: E402 - /mcp, servers starting
 from client.ui.i18n_owner import EN as _EN_OWNER, KO as _KO_OWNER  # noqa: E402 - owners, lock files
+from client.ui.i18n_errors import EN as _EN_ERRORS, KO as _KO_ERRORS  # noqa: E402 - command line and settings errors
 
 KO.update(_KO_MCP)
 EN.update(_EN_MCP)
@@ -465,6 +482,8 @@ KO.update(_KO_SERVERS)
 EN.update(_EN_SERVERS)
 KO.update(_KO_OWNER)
 EN.update(_EN_OWNER)
+KO.update(_KO_ERRORS)
+EN.update(_EN_ERRORS)
 TABLES = {"ko": KO, "en": EN}
 _lang = "ko"
 
@@ -483,8 +502,31 @@ def tr(ko: str, en: str) -> str:
     return en if _lang == "en" else ko
 
 
+class _Formatter(string.Formatter):
+    """str.format, plus counted nouns: `{n:# turn|# turns}` is "1 turn", "2 turns" (`#` stands
+    for the value; a count given as text, "1,234", counts too)."""
+
+    def format_field(self, value: object, spec: str) -> str:
+        if "|" not in spec:
+            return super().format_field(value, spec)
+        one, many = spec.split("|", 1)
+        return (one if is_one(value) else many).replace("#", str(value))
+
+
+def is_one(value: object) -> bool:
+    try:
+        return int(str(value).replace(",", "")) == 1
+    except ValueError:
+        return False
+
+
+_FORMAT = _Formatter()
+
+
 def t(key: str, **fmt: object) -> str:
+    """The message `key` in the UI language; a field that is a Phrase (client/core/config.py) is
+    itself a message, said in the same language."""
     text = TABLES[_lang].get(key) or KO.get(key) or key
     if not fmt:
         return text
-    return text.format(**fmt)
+    return _FORMAT.format(text, **{k: t(v.key, **dict(v.fmt)) if isinstance(v, Phrase) else v for k, v in fmt.items()})

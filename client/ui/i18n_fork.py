@@ -25,17 +25,17 @@ KO: dict[str, str] = {
 }
 
 EN: dict[str, str] = {
-    "forked_cli": "Made a new session from the first {n} turns of {src}: {id} (go on in it: mcp-chat -r {id})",
-    "forked": "Made session {id} from the first {n} turns of {src}; continuing there. The session itself is unchanged.",
+    "forked_cli": "Made a new session from the first {n:# turn|# turns} of {src}: {id} (go on in it: mcp-chat -r {id})",
+    "forked": "Made session {id} from the first {n:# turn|# turns} of {src}; continuing there. The session itself is unchanged.",
     "fork_empty": "Nothing to fork: this session has no finished turn yet.",
-    "fork_bad_turn": "Session {id} has {turns} turns: give a turn number from 1 to {turns} (got {n}).",
+    "fork_bad_turn": "Session {id} has {turns:# turn|# turns}: give a turn number from 1 to {turns} (got {n}).",
     "fork_usage": "usage: /fork [N] (N: up to which turn, 1 or more; default: all)",
     "thread_exists": "A session with this ID exists already: {id}",
     "fork_needs_thread": "--fork copies the session chosen by -r ID, -c or --thread ID: give one of them.",
     "rewind_nothing": "No turn to rewind.",
-    "rewind_bad_turns": "This session has {turns} turns: give a number from 1 to {turns} (got {n}).",
+    "rewind_bad_turns": "This session has {turns:# turn|# turns}: give a number from 1 to {turns} (got {n}).",
     "rewind_usage": "usage: /rewind [N] (N: turns to take back, 1 or more; default 1)",
-    "rewound": "Rewound the last {n} turns: the next request holds the first {kept} turns only.",
+    "rewound": "Rewound the last {n:turn|# turns}: the next request holds the first {kept:# turn|# turns} only.",
     "rewound_kept": "The rewound turns are kept in session {backup} (listed as 'rewound' in /threads; to go back: /resume {backup}).",
     "rewind_tools": "Note: what the tools run in the rewound turns did ({names}) is not undone (requests sent, files changed stay).",
     "thread_lost": "This client no longer holds session {id} (another client opened it while the database connection was lost). Nothing was sent. Open another with /new or /resume.",

@@ -15,7 +15,7 @@ KO: dict[str, str] = {
 }
 
 EN: dict[str, str] = {
-    "imported": "Imported: {title} ({turns} turns) -> session {id}",
+    "imported": "Imported: {title} ({turns:# turn|# turns}) -> session {id}",
     "import_failed": "Could not import {file}: {why}. Nothing was stored.",
     "import_unreadable": "the file cannot be read ({err})",
     "import_too_large": "too large: {detail}",

@@ -14,7 +14,7 @@ KO: dict[str, str] = {
     "help_compact": "지금 요약 (남길 내용 지정 가능)",
     "help_summary": "현재 요약 보기",
     "help_tokens": "턴별/전체 토큰 사용량 (API 보고값)",
-    "help_model": "모델 목록 보기/이 세션의 모델 바꾸기",
+    "help_model": "모델 목록 보기/종료할 때까지 쓸 모델 바꾸기 (/new·/resume 뒤에도)",
     "help_tools": "서버별 도구와 설명",
     "help_servers": "MCP 서버 상태",
     "help_mcp": "MCP 서버 목록 (상태, 도구 수), 이 세션에서 켜기/끄기",
@@ -32,6 +32,8 @@ KO: dict[str, str] = {
     "help_rewind": "마지막 N턴(기본 1) 되감기 (보관 세션에 남음)",
     "help_cls": "화면만 지우기 (Ctrl-L)",
     "help_exit": "종료",
+    "hint_compact": "[초점]",
+    "hint_prompt": "서버:이름 키=값..",
 }
 
 EN: dict[str, str] = {
@@ -45,7 +47,7 @@ EN: dict[str, str] = {
     "help_compact": "summarize now (optional focus)",
     "help_summary": "show the current summary",
     "help_tokens": "per-turn and total tokens (API-reported)",
-    "help_model": "list models or switch for this session",
+    "help_model": "list models or switch until you quit (also after /new, /resume)",
     "help_tools": "tools per server, with descriptions",
     "help_servers": "MCP server states",
     "help_mcp": "MCP servers (state, tool count); switch one on or off for this session",
@@ -63,4 +65,6 @@ EN: dict[str, str] = {
     "help_rewind": "take back the last N turns (default 1; kept in a session)",
     "help_cls": "clear the screen only (Ctrl-L)",
     "help_exit": "quit",
+    "hint_compact": "[focus]",
+    "hint_prompt": "server:name key=value..",
 }

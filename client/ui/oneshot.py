@@ -1,8 +1,10 @@
 """`mcp-chat -p`: one message, one answer, exit. `--output-format json` for scripts.
 
 The turn runs through the REPL's own turn loop (client/ui/repl.py); a Capture records
-what happened so the JSON object can be written once the turn (and the thread's
-memory update) is over.
+what happened so the JSON object can be written once the turn is over. Whatever else ends
+the run (a bad option, a rejected key, a database that cannot be opened, Ctrl-C) writes the
+same object with `error`, `error_kind` and `exit_code` instead (client/ui/failures.py `JSON_OUT`):
+exactly one object on stdout for every outcome.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class Capture:
     notices: list[str] = field(default_factory=list)
     done: TurnDone | None = None
     error: str | None = None
+    kind: str | None = None  # the error's kind (client/ui/failures.py)
     interrupted: bool = False
 
     def record(self, ev: object) -> None:
@@ -41,6 +44,9 @@ class Capture:
         elif isinstance(ev, TurnDone):
             self.done = ev
 
+    def fail(self, kind: str, message: str) -> None:
+        self.kind, self.error = kind, message
+
     @property
     def code(self) -> int:
         if self.interrupted:
@@ -57,7 +63,7 @@ def context_action(done: TurnDone | None) -> str:
     return "trimmed" if done.trimmed else "none"
 
 
-def to_json(cap: Capture, thread_id: str, model: str, strategy: str) -> str:
+def to_json(cap: Capture, thread_id: str | None, model: str | None, strategy: str | None, code: int | None = None) -> str:
     st = cap.done.stats if cap.done else None
     doc: dict[str, Any] = {
         "answer": cap.answer,
@@ -80,5 +86,8 @@ def to_json(cap: Capture, thread_id: str, model: str, strategy: str) -> str:
         },
         "notices": cap.notices,
         "error": cap.error,
+        "error_kind": cap.kind or ("internal" if cap.error or cap.done is None else None),
+        "exit_code": cap.code if code is None else code,
     }
     return json_text(doc, indent=None)  # known secrets masked, nothing invisible or active in its bytes
+

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from client.core.config import (
     DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_STRATEGY, MEMORY_SCORERS, MEMORY_SOURCES, OUTPUT_FORMATS, STRATEGIES, THREAD_ID_RE,
-    ConfigError, ContextSettings, Settings, env_flag,
+    ConfigError, ContextSettings, Phrase, Settings, bad_value, env_flag, env_given, phrase,
 )
 from client.core.paths import default_db, user_mcp_config
 from client.ui import env_settings
@@ -63,9 +63,9 @@ def _from_env(dest: str, convert: Callable[[str], Any] = str, choices: tuple[str
         try:
             value = convert(raw)
         except ValueError:
-            raise ConfigError("bad_option", detail=f"{name}={raw!r}") from None
+            raise bad_value(env_given(name, raw), phrase("rule_int" if convert is int else "rule_number")) from None
         if choices is not None and value not in choices:
-            raise ConfigError("bad_option", detail=f"{name}={raw!r}")
+            raise bad_value(env_given(name, raw), phrase("rule_choice", choices=", ".join(choices)))
         return value
     return None
 
@@ -230,19 +230,19 @@ def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Set
     if mcp_config is None and not server_urls and user_mcp_config().is_file():
         mcp_config = str(user_mcp_config())  # the per-user default mcpServers file
     strategy = value(args, "context", choices=STRATEGIES) or DEFAULT_STRATEGY
-    max_turns = _checked(args, "max_turns", int, lambda n: n >= 0, ">= 0")
-    summary_after = _checked(args, "summary_after", int, lambda n: n >= 1, ">= 1")
-    budget = _checked(args, "max_input_tokens", int, lambda n: n >= 100, ">= 100")
-    threshold = _checked(args, "memory_threshold", float, lambda x: 0.0 <= x <= 1.0, "0..1")  # nan fails
-    top_k = _checked(args, "memory_top_k", int, lambda n: n >= 0, ">= 0")
-    calls = _checked(args, "max_model_calls", int, lambda n: n >= 1, ">= 1")
-    tool_calls = _checked(args, "max_tool_calls", int, lambda n: n >= 0, ">= 0")
-    timeout = _checked(args, "timeout", float, lambda x: math.isfinite(x) and x > 0, "seconds > 0")
+    max_turns = _checked(args, "max_turns", int, lambda n: n >= 0, phrase("rule_min", n=0))
+    summary_after = _checked(args, "summary_after", int, lambda n: n >= 1, phrase("rule_min", n=1))
+    budget = _checked(args, "max_input_tokens", int, lambda n: n >= 100, phrase("rule_min", n=100))
+    threshold = _checked(args, "memory_threshold", float, lambda x: 0.0 <= x <= 1.0, phrase("rule_range", lo=0, hi=1))  # nan fails
+    top_k = _checked(args, "memory_top_k", int, lambda n: n >= 0, phrase("rule_min", n=0))
+    calls = _checked(args, "max_model_calls", int, lambda n: n >= 1, phrase("rule_min", n=1))
+    tool_calls = _checked(args, "max_tool_calls", int, lambda n: n >= 0, phrase("rule_min", n=0))
+    timeout = _checked(args, "timeout", float, lambda x: math.isfinite(x) and x > 0, phrase("rule_positive_seconds"))
     env_settings.check_chat()
     roots = getattr(args, "root", None) or [r for r in (env_value(*ENV["root"]) or "").split(os.pathsep) if r.strip()]
     for r in roots:
         if not os.path.isdir(r):
-            raise ConfigError("bad_option", detail=f"{_given(args, 'root', r)} (not a folder)")
+            raise bad_value(_given(args, "root", r), phrase("rule_folder"))
     defaults = Settings()
     s = Settings(
         db=resolve_db(args), debug=bool(args.debug), lang=resolve_lang(args),
@@ -281,8 +281,8 @@ def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Set
     return for_model(s, budget=budget)
 
 
-def _given(args: argparse.Namespace, dest: str, shown: Any = None) -> str:
-    """How the user gave `dest`, for an error line: `--max-turns=-1` or `MAX_TURNS_TO_KEEP='-1'`."""
+def _given(args: argparse.Namespace, dest: str, shown: Any = None) -> str | Phrase:
+    """How the user gave `dest`, for an error line: `--max-turns=-1` or the variable MAX_TURNS_TO_KEEP='-1'."""
     given = getattr(args, dest, None)
     flag = "--" + dest.replace("_", "-")
     if given is not None:
@@ -290,7 +290,7 @@ def _given(args: argparse.Namespace, dest: str, shown: Any = None) -> str:
     for name in ENV.get(dest, ()):
         raw = env_value(name)
         if raw is not None:
-            return f"{name}={raw!r}"
+            return env_given(name, raw)
     return flag
 
 
@@ -300,17 +300,17 @@ def _system_prompt(args: argparse.Namespace, builtin: str) -> str:
     for dest, default in (("system_prompt", builtin), ("append_system_prompt", "")):
         text = value(args, dest)
         if text is not None and not text.strip():
-            raise ConfigError("bad_option", detail="--" + dest.replace("_", "-") + " ''")
+            raise bad_value(_given(args, dest, repr(text)), phrase("rule_text"))
         parts.append(text.strip() if text else default)
     return "\n\n".join(p for p in parts if p)
 
 
 def _checked(args: argparse.Namespace, dest: str, convert: Callable[[str], Any], ok: Callable[[Any], bool],
-             rule: str) -> Any:
+             rule: Phrase) -> Any:
     """value(), and a ConfigError naming the option or variable when it breaks `rule`."""
     v = value(args, dest, convert)
     if v is not None and not ok(v):
-        raise ConfigError("bad_option", detail=f"{_given(args, dest)} ({rule})")
+        raise bad_value(_given(args, dest), rule)
     return v
 
 
@@ -321,7 +321,8 @@ def _check_base_url(args: argparse.Namespace, name: str) -> None:
     shown, url = ("--base-url", given) if given else next(
         ((n, env_value(n)) for n in names if env_value(n)), ("", None))
     if url is not None and not env_settings.http_url(url):
-        raise ConfigError("bad_option", detail=f"{shown}={url!r} (http(s)://HOST/...)")
+        given = f"{shown}={url}" if shown == "--base-url" else env_given(shown, url)
+        raise bad_value(given, phrase("rule_http", example="https://HOST/v1"))
 
 
 def _os_user() -> str:

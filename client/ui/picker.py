@@ -4,6 +4,8 @@ At a terminal with none of them the first screen explains itself: one line on wh
 is, this user's recent sessions (number, title, age, turns, id) and the contract's question; a number,
 an id or a unique id prefix resumes one, Enter starts a new one. With no stored session a new
 one starts at once. Piped input is never read as an id: a new session, every line a message.
+The question takes the commands its lines mention: /threads lists every session (numbered, to
+pick from), /help says what may be typed, /exit (or 종료, exit, quit) leaves.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Awaitable, Callable
 
-from client.core.config import THREAD_ID_RE, Settings
+from client.core.config import EXIT_WORDS, THREAD_ID_RE, Settings
 from client.engine.store import StoreError, ThreadInfo
 from client.ui.i18n import t
 from client.ui.render import cells, clean, cut
@@ -77,13 +79,24 @@ class ThreadChooser:
             text = line.strip()
             if not text:
                 return None
+            command = text[1:].split(None, 1)[0].lower() if text.startswith("/") and len(text) > 1 else ""
+            if text.lower() in EXIT_WORDS or command in ("exit", "quit", "q"):
+                raise EOFError
+            if command == "threads":  # every session, numbered: a number now picks from all of them
+                shown = await self.threads.list()
+                self.show(shown, 0, intro=False)
+                continue
+            if command in ("help", "h", "?") or text.startswith("/"):
+                self.r.info(t("pick_help") if command in ("help", "h", "?") else t("pick_commands", cmd=text.split()[0]))
+                continue
             tid, error = await self.resolve(text, shown)
             if tid is not None:
                 return tid
             self.r.error(error)
 
-    def show(self, shown: list[ThreadInfo], more: int) -> None:
-        self.r.info(t("pick_intro"))
+    def show(self, shown: list[ThreadInfo], more: int, intro: bool = True) -> None:
+        if intro:
+            self.r.info(t("pick_intro"))
         now = time.time()
         rows = [[i, cut(clean(th.title), TITLE_CELLS) or "-", age(now - th.updated_at), th.turns, clean(th.thread_id[:12])]
                 for i, th in enumerate(shown, 1)]

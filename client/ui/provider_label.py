@@ -25,6 +25,18 @@ def provider_lines(s: Settings) -> tuple[str, str]:
     return f"{what} · ", i18n.t("provider_help", what=described, budget=s.max_input_tokens)
 
 
+def status_names(s: Settings) -> tuple[str, str]:
+    """(model, provider) for the terminal's status line, model first: at a narrow width the
+    provider goes before the model's name is cut (client/ui/render_rich.py `status_line`)."""
+    if s.provider == "local":
+        from client.engine.providers import get_provider
+
+        return get_provider("local").label, i18n.t("provider_local_short")
+    if s.provider == "openai":
+        return s.model, urlsplit(s.base_url).netloc or s.base_url
+    return s.model, "CLOVA Studio"
+
+
 def local_note(s: Settings) -> str | None:
     """The small local model's note for the start of a chat; None for other providers, and when
     the start already said it (the local model chosen because no key was set: `auto_local`)."""

@@ -1,8 +1,9 @@
 """Terminal output for an interactive session (stdin and stdout both terminals), with rich.
 
 Same calls as the plain Renderer. While a turn runs, one transient Live region at the bottom
-shows a spinner (waiting for the first token, a tool, a summary) or the tail of the answer as
-it streams, rendered as Markdown. What is final goes above it and stays in the scrollback: tool
+shows a spinner (waiting for the first token, a tool, a summary) or the block of the answer
+being written, rendered as Markdown (the finished blocks go above it as they end:
+client/ui/live_answer.py). What is final goes above it and stays in the scrollback: tool
 lines (`⏺ web_search(query="…")` / `⎿ 결과 10건 · 0.4s`), the whole answer as Markdown, notices,
 errors (one red line) and a dim status line. Everything shown goes through `screen` (known
 secrets masked; escapes, controls, bidi and zero-width characters removed) and is never read as
@@ -25,6 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from client.ui.i18n import t
+from client.ui.live_answer import Lines, RegionLive, finished, open_fence, rendered
 from client.ui.render import (STATUS_WIDTH, Renderer, Status, call_summary, clean, fit_parts, mask, one_line, preview,
                               redactor, result_summary, screen)
 
@@ -55,7 +57,11 @@ class RichRenderer(Renderer):
         self.console = console or Console(file=self.out, highlight=False, emoji=False)
         self.err_tty = self.err.isatty()
         self._live: Live | None = None
-        self._answer = ""  # the model text not yet printed for good
+        self._answer = ""  # the model text of this answer (its first `_done` rendered lines are printed)
+        self._done = 0  # rendered lines of the answer printed for good (its finished blocks)
+        self._done_chars = 0  # the text they render
+        self._done_width = 0  # the width they were rendered at
+        self._gap = False  # a blank line before the next lines printed (the answer was resized in between)
         self._spinner = Spinner("dots", style="cyan")
         self._waiting = ""
         self._since = time.monotonic()  # when the current wait began
@@ -71,7 +77,7 @@ class RichRenderer(Renderer):
         self._start_live()
 
     def _start_live(self) -> None:
-        self._live = Live(console=self.console, get_renderable=self._view, transient=True,
+        self._live = RegionLive(console=self.console, get_renderable=self._view, transient=True,
                           refresh_per_second=12, redirect_stdout=True, redirect_stderr=True)
         self._live.start(refresh=True)  # drawn now: the first print above it must know its height
 
@@ -101,10 +107,15 @@ class RichRenderer(Renderer):
     def _wait(self, label: str) -> None:
         self._waiting, self._since = label, time.monotonic()
 
+    def waiting(self, label: str) -> None:
+        self._wait(label)
+
     def _view(self) -> RenderableType:
+        """The live region: the block being written (its last rows, at most half the screen: client/ui/live_answer.py)."""
+        self._rebase()
         shown = redactor().settled(self._answer)[0]
-        if shown.strip():
-            return Tail(Markdown(shown), max(3, self.console.size.height - 3))
+        if self._answer[self._done_chars:].strip():
+            return Tail(Lines(rendered(self.console, shown)[self._done:]), max(3, (self.console.size.height - 3) // 2))
         secs = time.monotonic() - self._since
         self._spinner.update(text=Text(f"{self._waiting} {secs:.1f}s", style="dim"))
         return self._spinner
@@ -128,9 +139,38 @@ class RichRenderer(Renderer):
 
     def _flush_answer(self) -> None:
         with self._drawing():  # the refresh thread never sees the answer gone but not yet printed
-            text, self._answer = mask(self._answer + self._cleaner.flush()), ""
-            if text.strip():
-                self._print(Markdown(text))
+            self._rebase()
+            text = mask(self._answer + self._cleaner.flush())
+            lines = rendered(self.console, text, whole=True)[self._done:] if text[self._done_chars:].strip() else []
+            self._answer, self._done, self._done_chars = "", 0, 0
+            self._print_lines(lines)
+            self._gap = False
+
+    def _print_finished(self) -> None:
+        """The answer's finished blocks, printed for good as the next one begins."""
+        end, close = finished(self._answer[:redactor().settled(self._answer)[1]])
+        if end <= self._done_chars:
+            return
+        with self._drawing():
+            self._rebase()
+            lines = rendered(self.console, mask(self._answer[:end]) + close)
+            new, self._done, self._done_chars = lines[self._done:], len(lines), end
+            self._done_width = self.console.width
+            self._print_lines(new)
+
+    def _rebase(self) -> None:
+        """After a resize, what was printed stays as it is and the rest of the answer is rendered
+        on its own at the new width (a blank line between, as between blocks)."""
+        if self._done and self.console.width != self._done_width:
+            opener = open_fence(self._answer[:self._done_chars])  # the rest of a code block stays code
+            self._answer = (opener + "\n" if opener else "") + self._answer[self._done_chars:].lstrip("\n")
+            self._done = self._done_chars = 0
+            self._gap = not opener  # a code block has its own blank line above
+
+    def _print_lines(self, lines: list) -> None:
+        if lines:
+            self._print(Lines([[], *lines] if self._gap else lines))
+            self._gap = False
 
     # -- what the REPL calls -------------------------------------------------
     def line(self, text: str = "") -> None:
@@ -162,6 +202,7 @@ class RichRenderer(Renderer):
 
     def stream(self, delta: str) -> None:
         self._answer += self._cleaner.feed(delta)
+        self._print_finished()
 
     def end_stream(self) -> None:
         self._flush_answer()
@@ -247,14 +288,15 @@ def column_widths(columns: Sequence[Sequence[Text]], numeric: Sequence[bool], wi
 
 
 def status_line(st: Status, width: int) -> str:
-    """Model, session, turns, tokens, budget, actions, seconds: one line of at most `width` cells
-    (a long model name is cut first, then the seconds and the budget go)."""
+    """Model, provider, session, turns, tokens, budget, actions, seconds: one line of at most
+    `width` cells. A long model name is cut first (to 20 cells), then the seconds, the provider
+    and the budget go, then the model name is cut further: the model stays, before its provider."""
     tokens = st.reported if st.reported else st.estimated
-    parts = [st.provider.removesuffix(" · ") or st.model, t("tty_thread", id=_short_id(st.thread)),
+    parts = [st.model, st.via, t("tty_thread", id=_short_id(st.thread)),
              t("tty_turns", n=st.turn, ctx=st.context_turns), t("tty_tokens", n=f"{tokens:,}", est="" if st.reported else "~"),
              t("tty_budget", pct=st.pct, budget=f"{st.budget:,}"),
              t("tty_trimmed") if st.trimmed else "", t("tty_summarized") if st.summarized else "", f"{st.seconds:.1f}s"]
-    return fit_parts([clean(p) for p in parts], width, shrink=0, droppable=(7, 4))
+    return fit_parts([clean(p) for p in parts], width, shrink=0, droppable=(8, 1, 5))
 
 
 def _short_id(tid: str) -> str:

@@ -19,6 +19,7 @@ from contextlib import nullcontext
 from client.core.config import EXIT_WORDS, Settings
 from client.core.faults import AuthError, one_line
 from client.core.secrets import settings_secrets
+from client.ui import failures
 from client.ui.frontend import TerminalFrontend
 from client.ui.i18n import t
 from client.engine.mcp import ToolHub
@@ -29,7 +30,7 @@ from client.ui.turn_view import show_event, show_memory
 from client.engine.events import TurnDone
 from client.engine.session import ChatSession
 from client.ui.picker import ThreadChooser
-from client.ui.provider_label import local_note, provider_lines
+from client.ui.provider_label import local_note, provider_lines, status_names
 from client.ui.slash import table as slash
 from client.ui.slash.base import SlashContext
 from client.ui.slash.mcp import with_mentions
@@ -95,12 +96,11 @@ class Repl:
         a copy of the thread chosen."""
         tid = await ThreadChooser(self.s, self.session.threads, self.r, self.read_line).choose()
         if self.s.fork_session and tid is not None:
-            source, origin = tid, await self.session.threads.info(tid)
-            tid = await self.session.threads.fork(source)
-            info = await self.session.threads.info(tid)
-            self.r.info(t("forked", src=source, n=info.turns if info else 0, id=tid))
-            if origin is not None and origin.user_name not in ("", self.s.user):
-                self.r.info(t("forked_other_owner", owner=origin.user_name, user=self.s.user))
+            copy = await self.session.fork(source=tid)
+            tid = copy.thread_id
+            self.r.info(t("forked", src=copy.source, n=copy.turns, id=tid))
+            if copy.source_owner not in ("", self.s.user):
+                self.r.info(t("forked_other_owner", owner=copy.source_owner, user=self.s.user))
         await self.switch(tid)
 
     async def end_thread(self) -> None:
@@ -186,8 +186,7 @@ class Repl:
         await self.choose_thread()
         await self.turn(prompt, own=self.s.prompt_own)
         if json_out:
-            self.r.out.write(to_json(cap, self.session.thread_id, self.s.model, self.session.context.strategy) + "\n")
-            self.r.out.flush()
+            failures.JSON_OUT.write(to_json(cap, self.session.thread_id, self.s.model, self.session.context.strategy), self.r.out)
         await self.end_thread()
         await self.close_memory()
         return cap.code
@@ -221,19 +220,20 @@ class Repl:
                 if await slash.run(self.slash, cmd) == "exit":
                     break
                 continue
-            if self.tools_changed is not None:
-                await self.tools_changed()
-            await self.turn(await with_mentions(self.hub, self.s, self.r, text))
+            await self.turn(await with_mentions(self.hub, self.s, self.r, text), prepare=self.tools_changed)
         await self.end_thread()
         await self.close_memory()
         self.r.info(t("bye"))
         return 0
 
     async def turn(self, text: str, *, force_summary: bool = False, focus: str | None = None,
-                   own: str | None = None) -> None:
+                   own: str | None = None, prepare: Callable[[], Awaitable[None]] | None = None) -> None:
+        """One turn; `prepare` first, under the turn's spinner and Ctrl-C (the tools ready by now)."""
         started = time.monotonic()
 
         async def consume() -> None:
+            if prepare is not None:
+                await prepare()
             async for ev in self.session.turn(text, force_summary=force_summary, focus=focus, own=own):
                 if self.capture is not None:
                     self.capture.record(ev)
@@ -252,7 +252,7 @@ class Repl:
                 raise
             if self.capture is not None:
                 self.capture.interrupted = True
-                self.capture.error = t("interrupted")
+                self.capture.fail("interrupted", t("interrupted"))
             self.r.error(t("interrupted"))  # Ctrl-C: this turn only
         except (AuthError, TamperedCheckpoint):  # fatal: one line, exit code
             raise
@@ -260,9 +260,10 @@ class Repl:
             if self.s.debug:
                 self.r.end_turn()
                 print(debug_traceback(settings_secrets(self.s)), file=sys.stderr)
-            msg = t("turn_error", err=redact(_short(e), settings_secrets(self.s)))
+            failed = failures.of_turn(e, self.s, self.session.models.runtime.base_url)
+            msg = redact(failed.message, settings_secrets(self.s))
             if self.capture is not None:
-                self.capture.error = msg
+                self.capture.fail(failed.kind, msg)
             self.r.error(msg)
         finally:
             self._current = None
@@ -271,9 +272,10 @@ class Repl:
     async def show_status(self, ev: TurnDone, seconds: float) -> None:
         info = await self.session.threads.info() if self.r.interactive else None
         st = ev.stats
-        self.r.status(Status(self.s.model, self.session.thread_id, info.turns if info else 0, ev.turns_in_context,
+        model, via = status_names(self.s)
+        self.r.status(Status(model, self.session.thread_id, info.turns if info else 0, ev.turns_in_context,
                              st.estimated, st.reported, ev.budget, ev.trimmed, ev.summarized, seconds,
-                             provider=provider_lines(self.s)[0]))
+                             provider=provider_lines(self.s)[0], via=via))
 
     def render(self, ev: object) -> None:
         show_event(self.r, ev, self.capture)
@@ -284,7 +286,8 @@ class Repl:
             async for ev in self.session.compact(focus or None):
                 self.render(ev)
         except Exception as e:  # noqa: BLE001
-            self.r.error(t("turn_error", err=redact(_short(e), settings_secrets(self.s))))
+            self.r.error(redact(failures.of_turn(e, self.s, self.session.models.runtime.base_url).message,
+                                settings_secrets(self.s)))
         finally:
             self.r.end_turn()
 

@@ -3,8 +3,12 @@
 The database is opened before anything starts (client/ui/cli.py: a bad --db is one line before
 any model or server runs). Then the MCP servers start in the background, each on its own
 (client/engine/mcp/starting.py). At a terminal nothing waits for them, nor for the key check:
-the prompt comes at once, a message is sent with the tools that are ready, a server's tools join
-the next request once it is up, and the bottom toolbar shows the servers still starting. A
+the prompt comes at once and the bottom toolbar shows the servers still starting. The first request
+already carries every tool known before its server is up (the bundled server's, shipped with the
+client; any other's last listing, saved per user: client/engine/mcp/saved_tools.py); a message sent
+while a server seen for the first time starts waits for it up to a short grace
+(MCP_CHAT_STARTUP_GRACE, 3 s), then goes without it, saying so in one line, and its tools join the
+next request once it is up. A
 one-shot (-p), piped run or --require-tools waits for every server (each up to its start-up
 timeout) before anything is sent, so scripts stay deterministic.
 """
@@ -28,7 +32,7 @@ if TYPE_CHECKING:
     from client.engine.providers import Runtime
     from client.engine.store import Store
 
-EXIT_OK, EXIT_RUNTIME = 0, 1
+EXIT_OK = 0
 SPAWN_WAIT = 2.0  # -p, pipes: seconds at most for the MCP servers' processes to start before the model is built
 
 
@@ -37,6 +41,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
     from client.engine.mcp import ToolHub
     from client.engine.mcp.permissions import Permissions
     from client.engine.mcp.saved_approvals import SavedApprovals, approvals_path
+    from client.engine.mcp.saved_tools import SavedTools
     from client.engine.mcp.server import line_pipe
     from client.engine.models import Models
     from client.ui.frontend import TerminalFrontend
@@ -58,7 +63,8 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
     features = client_features(settings, current_models, frontend)  # e.g. an OAuth login URL at start-up
     # --debug: stdio servers' stderr shown line by line, cleaned and masked like everything we print
     errlog = line_pipe(_server_stderr) if settings.debug else None
-    hub = ToolHub(specs, settings.debug, permissions, features, frontend, errlog=errlog)
+    saved = SavedTools(settings.user)  # each server's last listing: offered before it is up, checked at each call
+    hub = ToolHub(specs, settings.debug, permissions, features, frontend, errlog=errlog, saved=saved)
     # at a terminal nothing waits for a server: each joins the next request once it is up (issue 41);
     # -p, piped input and --require-tools wait for them all (scripts stay deterministic)
     lazy = renderer.interactive and settings.prompt is None and not settings.require_tools
@@ -76,8 +82,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
             await check_key(settings, runtime)  # rejected: exit 2 before anything is sent
         if not lazy:
             await hub.connect()
-            if _report(hub, settings, renderer):
-                return EXIT_RUNTIME
+            _report(hub, settings, renderer)
         session, tools = wire_session(settings, store, hub, models, renderer, features.drain_journal)
         from client.ui.repl import Repl
 
@@ -89,6 +94,8 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
 
             reader.status = lambda: starting_line(hub)  # the bottom toolbar while servers start
         early_prompt.erase()  # the chat's own lines and prompt take its place (client/ui/early_prompt.py)
+        for path in saved.take_problems():  # ignored: one line each
+            renderer.notice(t("tools_cache_bad", path=str(path)), True)
         try:
             return await repl.run()
         except EOFError:
@@ -136,19 +143,23 @@ def wire_session(settings: Settings, store: Any, hub: Any, models: Models, rende
     tools = _Tools(hub, settings, renderer, models, store, gate)
     session = build_session(settings, store, hub.tools, models=models, gate=gate, late=LateTools(hub.late_tool))
     tools.attached = hub.version
+    tools.tell_refused()
     return session, tools
 
 
-def _report(hub: Any, settings: Settings, renderer: Any) -> bool:
-    """One line per server that did not start (the others keep their tools); True: stop (--require-tools)."""
+def _report(hub: Any, settings: Settings, renderer: Any) -> None:
+    """One line per server that did not start (the others keep their tools); with --require-tools
+    those lines end the run (RequiredToolsFailed: exit code 1, the JSON object's error)."""
+    from client.ui.failures import RequiredToolsFailed
+
     hub.take_failures()  # reported here, not again before the first turn
+    if settings.require_tools and hub.failed():
+        raise RequiredToolsFailed([t("mcp_required", name=s.spec.name, target=s.spec.where, err=s.error) for s in hub.failed()])
     for server in hub.failed():
-        if server.state == "unconfigured" and not settings.require_tools:  # bundled search, no Naver keys
+        if server.state == "unconfigured":  # bundled search, no Naver keys
             renderer.notice(t("search_no_keys"), True)
             continue
-        key = "mcp_required" if settings.require_tools else "mcp_server_failed"
-        renderer.error(t(key, name=server.spec.name, target=server.spec.where, err=server.error))
-    return bool(hub.failed()) and settings.require_tools
+        renderer.error(t("mcp_server_failed", name=server.spec.name, target=server.spec.where, err=server.error))
 
 
 class _Tools:
@@ -158,16 +169,49 @@ class _Tools:
         self.hub, self.s, self.r = hub, settings, renderer
         self.models, self.store, self.gate = models, store, gate
         self.attached = -1  # the hub's tool-list version the agent was built over
+        self.told: set[str] = set()  # tools already named as too big to offer
+        self.waited: set[str] = set()  # servers a message already waited for (each once)
+
+    async def _grace(self) -> None:
+        """A message waits for the servers whose tools are not known yet, up to the grace (the
+        spinner's timer runs); those still starting after it are named in one line."""
+        from client.engine.mcp.starting import startup_grace
+
+        waiting = [n for n in self.hub.unknown() if n not in self.waited]
+        if not waiting:
+            return
+        self.waited.update(waiting)
+        grace = startup_grace()
+        if grace > 0:
+            self.r.waiting(t("spin_mcp_wait", names=", ".join(waiting)))
+            await self.hub.wait(waiting, grace)
+            self.r.waiting(t("spin_thinking"))
+        late = [n for n in self.hub.unknown() if n in waiting]
+        if late:
+            self.r.notice(t("mcp_sent_without", names=", ".join(late)))
 
     async def refresh(self) -> None:
-        """Before every turn: failed starts reported (once each), servers whose tools changed (or
-        whose listing expired) listed again, and the tools that are ready now become the agent's.
-        Nothing here waits for a server that is still starting."""
+        """Before every turn: servers seen for the first time still starting are waited for, once,
+        up to the grace; failed starts reported (once each), servers whose tools changed (or whose
+        listing expired) listed again, and the tools that are ready now become the agent's."""
+        await self._grace()
         _report_new(self.hub, self.s, self.r)
         await self.hub.refresh()
         if self.hub.version != self.attached:
             self.attached = self.hub.version
             self.models.attach(self.hub.tools, self.store.checkpointer, self.gate)
+        self.tell_refused()  # after a change of tools or of model (/model)
+
+    def tell_refused(self) -> None:
+        """One line per tool whose schema alone is too big to offer (client/engine/agent.py), once each;
+        the session goes on without it."""
+        stack = self.models.current
+        for name, tokens in stack.mw.refused_tools if stack.mw is not None else ():
+            if name not in self.told:
+                self.told.add(name)
+                server = self.hub.tool_of(name)[0] if name in self.hub.owner else "?"
+                self.r.notice(t("tool_schema_too_big", name=name, server=server, tokens=tokens,
+                                budget=stack.budget), True)
 
 
 def _report_new(hub: Any, settings: Settings, renderer: Any) -> None:

@@ -86,7 +86,7 @@ def _completer():  # -> Completer: slash commands after a leading '/'
                 return
             for entry in TABLE:
                 if entry.name.startswith(text[1:]):
-                    yield Completion("/" + entry.name, start_position=-len(text), display_meta=entry.hint)
+                    yield Completion("/" + entry.name, start_position=-len(text), display_meta=entry.shown_hint)
 
     return Slash()
 

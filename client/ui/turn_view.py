@@ -36,7 +36,7 @@ def show_event(r: Renderer, ev: object, capture: Capture | None = None) -> None:
     elif isinstance(ev, Refused):
         r.error(t(ev.key, **ev.fmt))
         if capture is not None:
-            capture.error = t(ev.key, **ev.fmt)
+            capture.fail("refused", t(ev.key, **ev.fmt))
 
 
 def show_memory(r: Renderer, finished: Iterable[tuple[str, MemoryUpdate]], secrets: list[str],

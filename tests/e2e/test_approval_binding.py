@@ -90,6 +90,10 @@ async def test_a_session_approval_does_not_cover_the_tool_after_a_reconnect(tmp_
         await conn.stop()  # the server restarts (as after a crash) with its tool changed
         assert await conn.start()
         front.answer = None
+        verdict = await hub.authorize("note", {"text": "b"})  # as the model was offered it: v1
+        assert verdict.label == "deny:redefined" and "changed (description, input_schema, annotations)" in verdict.text
+        assert len(front.asked) == 1  # not run, not asked: the model never saw the new definition
+        assert await hub.refresh()  # the next turn offers the tool as it is now
         verdict = await hub.authorize("note", {"text": "b"})
         assert verdict.label == "deny:changed" and verdict.changed == ("description", "input_schema", "annotations")
         assert len(front.asked) == 2 and front.asked[1].changed == verdict.changed

@@ -162,7 +162,7 @@ def test_a_first_word_that_is_not_a_command_is_the_question(runner, llm):
     r = runner("-p", input="파이프로 온 줄\n")  # a bare -p still reads stdin
     assert r.code == 0 and r.out == "답변 3: 파이프로 온 줄\n", r.err
     bad = runner("-p", "하나", "둘")
-    assert bad.code == 2 and bad.error_line().startswith("잘못된 옵션")
+    assert bad.code == 2 and bad.error_line() == "질문이 두 개입니다 (-p '하나', '둘'): 하나만 주세요."
     assert len(llm.chat_requests()) == 3
     after = runner("--db", runner.db, "--", "threads", db=False)  # after --, a command name is a question too
     assert after.out == "답변 4: threads\n", after.err
@@ -203,7 +203,7 @@ def test_model_short_option_and_system_prompt_options(runner, llm, tmp_path):
     assert runner("-p", "여섯", "--thread", "own", "--no-memory").code == 0
     assert system() == "You are terse."  # a thread keeps the prompt it was made with
     bad = runner("-p", "x", "--new", "--system-prompt", " ")
-    assert bad.code == 2 and bad.error_line().startswith("잘못된 옵션")
+    assert bad.code == 2 and bad.error_line().startswith("--system-prompt=' ': 쓸 수 없는 값입니다 (허용: 비어 있지 않은 텍스트)")
 
 
 def test_resume_option(runner, llm):
@@ -272,7 +272,7 @@ def test_thread_options_are_exclusive(runner):
     r = runner("--new", "-c", input="")
     assert r.code == 2
     line = r.error_line()
-    assert line.startswith("잘못된 옵션: ") and "--continue" in line and "--new" in line
+    assert line == "-c/--continue 와(과) --new 는 함께 쓸 수 없습니다: 하나만 주세요."
 
 
 # -- /model ----------------------------------------------------------------------
@@ -407,7 +407,7 @@ def test_every_chat_option_has_help(runner):
 
 def test_bad_option_in_english(runner):
     r = runner("--no-such-option", "--lang", "en", db=False)
-    assert r.code == 2 and r.err.startswith("Bad option:")
+    assert r.code == 2 and r.error_line() == "Unknown option: --no-such-option. See mcp-chat --help for the options."
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh"])
@@ -426,6 +426,23 @@ def test_completion_scripts(runner, shell):
                   'COMP_CWORD=1; COMP_LINE="$line"; COMP_POINT=${#line}; _shtab_mcp_chat; echo "${COMPREPLY[*]}"; done')
         done = subprocess.run([exe, "-c", script], input=r.out, capture_output=True, text=True)
         assert done.stdout.splitlines() == ["--thread", "export"], done.stderr
+
+
+def test_completion_installs_into_its_folder_on_a_new_home(runner, tmp_path):
+    """`mcp-chat completion bash > ~/.local/share/bash-completion/completions/mcp-chat` failed on a
+    new HOME (the shell opens the file, whose folder does not exist, before the command runs);
+    --install makes the folder and writes the script where bash-completion (and, with fpath, zsh) reads it."""
+    home = tmp_path / "new-home"
+    home.mkdir()
+    r = runner("completion", "bash", "--install", db=False, env={"HOME": str(home)})
+    assert r.code == 0 and r.out == "", r.err
+    path = home / ".local" / "share" / "bash-completion" / "completions" / "mcp-chat"
+    assert r.error_line() == f"자동 완성을 설치했습니다: {path} (새 셸부터 적용)"
+    assert "_shtab_mcp_chat" in path.read_text()
+    data = tmp_path / "data"  # XDG_DATA_HOME wins, zsh's folder beside bash's
+    r = runner("completion", "zsh", "--install", "--lang", "en", db=False, env={"HOME": str(home), "XDG_DATA_HOME": str(data)})
+    assert r.code == 0 and (data / "zsh" / "site-functions" / "_mcp-chat").read_text().startswith("#compdef")
+    assert f"fpath=({data / 'zsh' / 'site-functions'} $fpath)" in r.err
 
 
 def test_strategies_match_the_policy():

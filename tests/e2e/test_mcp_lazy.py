@@ -17,6 +17,7 @@ from client.engine.mcp import ToolHub
 from client.engine.models import Models
 from client.engine.mcp.permissions import Permissions
 from client.engine.mcp.specs import ServerSpec
+from client.engine.mcp.starting import GRACE_ENV
 from client.engine.store import open_store
 from client.ui import i18n
 from client.ui.render import Renderer
@@ -54,8 +55,11 @@ class Lazy:
         self.out = io.StringIO()
         self.r = Renderer(self.out, self.out)
 
+    def make_hub(self) -> ToolHub:
+        return ToolHub(self.specs, permissions=Permissions(yes=True))
+
     async def __aenter__(self) -> "Lazy":
-        self.hub = ToolHub(self.specs, permissions=Permissions(yes=True))
+        self.hub = self.make_hub()
         self.hub.start()
         self.store = await open_store(self.settings.db)
         self.session, self.tools = wire_session(self.settings, self.store, self.hub, Models(self.settings), self.r)
@@ -91,7 +95,8 @@ def korean():
     i18n.set_lang("ko")
 
 
-async def test_a_slow_servers_tools_join_a_later_request_at_the_end(tmp_path, llm):
+async def test_a_slow_servers_tools_join_a_later_request_at_the_end(tmp_path, llm, monkeypatch):
+    monkeypatch.setenv(GRACE_ENV, "0")  # a message does not wait for a server seen for the first time
     gate = tmp_path / "gate"
     async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate), spec("quick", "github")]) as chat:
         await chat.hub.wait(["quick"])  # the sign: the quick server's start ended
@@ -105,7 +110,35 @@ async def test_a_slow_servers_tools_join_a_later_request_at_the_end(tmp_path, ll
         assert chat.hub.starting() == []
 
 
-async def test_a_call_to_a_tool_a_starting_server_brings_waits_for_it_and_runs(tmp_path, llm):
+SENT_WITHOUT = "이 메시지는 아직 시작 중인 MCP 서버의 도구 없이 보냅니다: slow"
+
+
+async def test_a_message_goes_without_a_new_server_past_the_grace_and_says_so_once(tmp_path, llm, monkeypatch):
+    monkeypatch.setenv(GRACE_ENV, "0.3")
+    gate = tmp_path / "gate"  # never opened: the server stays in its start
+    async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate), spec("quick", "github")]) as chat:
+        await chat.hub.wait(["quick"])
+        assert names(await chat.turn("안녕")) == QUICK
+        assert chat.out.getvalue().count(SENT_WITHOUT) == 1
+        assert names(await chat.turn("또 안녕")) == QUICK  # waited for once, not at every message
+        assert chat.out.getvalue().count(SENT_WITHOUT) == 1
+
+
+async def test_a_message_waits_for_a_new_server_within_the_grace(tmp_path, llm, monkeypatch):
+    """What a first launch with many servers needs: a message typed at once carries every server up
+    within the grace. The grace is made long here, so the sign (the server's start ended) decides."""
+    from client.engine.mcp import starting
+
+    monkeypatch.setattr(starting, "startup_grace", lambda: 600.0)
+    gate = tmp_path / "gate"
+    async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate), spec("quick", "github")]) as chat:
+        gate.touch()
+        assert sorted(names(await chat.turn("안녕"))) == sorted(QUICK + SLOW)
+        assert SENT_WITHOUT[:20] not in chat.out.getvalue()
+
+
+async def test_a_call_to_a_tool_a_starting_server_brings_waits_for_it_and_runs(tmp_path, llm, monkeypatch):
+    monkeypatch.setenv(GRACE_ENV, "0")
     """The model names a tool the early turn's agent lacks (a resumed thread called it before): the
     call waits for the server still starting and runs there, instead of failing as unknown."""
     import asyncio

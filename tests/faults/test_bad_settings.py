@@ -50,7 +50,7 @@ def test_a_bad_setting_is_one_line_before_anything_starts(cli, llm, tmp_path, na
     r = cli(*args, input="안녕\n", env=env, db=False)
     assert r.code == 2, r.err
     line = r.error_line()
-    assert line.startswith("잘못된 옵션") and name in line, line
+    assert name in line and "허용: " in line and line.endswith("고쳐서 다시 실행하세요."), line
     assert llm.requests == []
     assert not marker.exists() and not db.exists()
 

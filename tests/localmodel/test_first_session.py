@@ -27,7 +27,7 @@ FACTS = ("김민준", "부산", "개발자")
 TURNS = ("안녕하세요! 제 이름은 김민준이에요.", "저는 부산에 살고, 회사에서 개발자로 일해요.",
          "주말에 가 볼 만한 곳 하나만 한 문장으로 추천해 줘.")
 AFTER_NEW = "제 이름이 뭐였죠?"
-ERROR_KEYS = ("turn_error", "memory_failed", "memory_unscored", "mcp_server_failed", "summary_failed", "local_failed",
+ERROR_KEYS = ("turn_error", "model_unreachable", "model_timeout", "unexpected_error", "memory_failed", "memory_unscored", "mcp_server_failed", "summary_failed", "local_failed",
               "interrupted", "unknown_command")
 JOSA = ("에서", "으로", "에게", "님", "을", "를", "이", "가", "은", "는", "에", "의", "로", "와", "과", "도", "요")
 MEMORY_LINE = re.compile(r"^\s*\d+\. \[[\d.-]+\] (.*)  \(세션 \S+(?: \".*\")?, 턴 [\d,]+\)$")

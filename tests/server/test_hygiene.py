@@ -5,6 +5,7 @@ sessions that are never closed (issue 29)."""
 from __future__ import annotations
 
 import re
+import resource
 import selectors
 import socket
 import subprocess
@@ -29,12 +30,18 @@ LINE_START = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (INFO|WARNING) (s
 
 
 class Replica:
-    def __init__(self, tmp: Path, name: str, *args: str, **env: str) -> None:
+    def __init__(self, tmp: Path, name: str, *args: str, files: int | None = None, **env: str) -> None:
+        """`files`: its descriptor limit (soft and hard), like a service's usual 1,024."""
         self.log_path = tmp / f"{name}.log"
+
+        def limit() -> None:
+            if files is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+
         with open(self.log_path, "w") as out:
             self.proc = subprocess.Popen([sys.executable, "-m", "server", "--port", "0", *args],
                                          env=server_env(None, **env), cwd=tmp, stdin=subprocess.DEVNULL,
-                                         stdout=out, stderr=out)
+                                         stdout=out, stderr=out, preexec_fn=limit)
         try:
             self.port = reported_port(self.log_path, self.proc)
         except BaseException:

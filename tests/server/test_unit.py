@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import logging
 import subprocess
 import sys
@@ -16,8 +17,9 @@ from hypothesis import strategies as st
 
 from server import naver
 from server.__main__ import parse_args
-from server.limits import UsageError, apply_limits, describe_limits
-from server.logsafe import OneLineFormatter, escape, url_path
+from server.limits import (RESERVED_FILES, UsageError, accept_slack, apply_limits, connection_cap, connection_room,
+                           describe_limits)
+from server.logsafe import OneLineFormatter, Throttle, escape, url_path
 from server.results import clean_text, fit_result, render
 from tests.server.helpers import server_env
 
@@ -139,12 +141,33 @@ def test_limits_from_options_env_and_defaults() -> None:
     apply_limits(args, {"MCP_MAX_SESSIONS": "7", "MCP_SESSION_IDLE_TIMEOUT": "0", "MCP_HEADER_TIMEOUT": " 2.5 "})
     assert (args.max_sessions, args.session_idle_timeout, args.header_timeout) == (5, 0.0, 2.5)  # the option wins
     args = parse_args([])
-    apply_limits(args, {"MCP_MAX_SESSIONS": ""})
+    apply_limits(args, {"MCP_MAX_SESSIONS": "", "MCP_BODY_TIMEOUT": "5", "MCP_MAX_CONNECTIONS": "100"})
     assert (args.max_sessions, args.session_idle_timeout, args.header_timeout) == (1000, 600.0, 10.0)
-    assert describe_limits(args) == ("request line and headers must arrive within 10s; MCP sessions: at most 1000; "
-                                     "a session closes after 600s without a request")
+    assert (args.body_timeout, args.max_connections) == (5.0, 100)
+    assert describe_limits(args) == ("request line and headers must arrive within 10s, the body within 5s; at most "
+                                     "100 connections; MCP sessions: at most 1000; a session closes after 600s "
+                                     "without a request")
     args.stateless = True
     assert describe_limits(args).endswith("stateless: no MCP sessions are kept")
+
+
+def test_the_connection_limit_stays_below_the_descriptor_limit() -> None:
+    """Issue 50: every connection is a descriptor; the cap leaves room for the rest of the process."""
+    assert connection_room(1024) == 1024 - RESERVED_FILES == 832
+    assert connection_room(64) == 16 and accept_slack(16) == 8  # a small limit: a quarter, half that in flight
+    assert connection_room(20_000) + accept_slack(connection_room(20_000)) + 128 == 20_000
+    assert connection_cap(0, 1024) == 832 and connection_cap(100, 1024) == 100 and connection_cap(5000, 1024) == 832
+    args = parse_args(["--max-connections", "10000000"])
+    apply_limits(args, {})
+    assert "(not 10000000: the descriptor limit leaves room for " in describe_limits(args)
+
+
+def test_a_flood_of_events_is_told_once_a_second() -> None:
+    throttle = Throttle(3600.0)
+    assert throttle.note("evicted") == "1 evicted"  # the first at once
+    assert [throttle.note("evicted") for _ in range(1000)] == [""] * 1000
+    throttle.last -= 3600.0
+    assert throttle.note("refused") == "1000 evicted, 1 refused"  # the next line counts what it held back
 
 
 @pytest.mark.parametrize(
@@ -201,3 +224,44 @@ def test_formatter_writes_one_line_per_record() -> None:
         record = logging.LogRecord("t", logging.ERROR, __file__, 1, "failed", (), sys.exc_info())
     lines = formatter.format(record).split("\n")
     assert lines[0] == "ERROR failed" and lines[1].startswith("Traceback") and lines[-1] == r"ValueError: bad\x1b[31m value"
+
+
+def test_help_is_korean_unless_english_is_asked_for(capsys, monkeypatch):
+    """`mcp-search-server --help` speaks the client's language: Korean by default, English with
+    --lang en or MCP_CHAT_LANG=en (it was English only). Every option is described."""
+    monkeypatch.delenv("MCP_CHAT_LANG", raising=False)
+
+    def help_text(*argv: str) -> str:
+        with pytest.raises(SystemExit):
+            parse_args([*argv, "--help"])
+        return capsys.readouterr().out
+
+    ko = help_text()
+    assert ko.startswith("사용법: mcp-search-server") and "옵션:" in ko and "이 도움말을 출력하고 종료" in ko
+    for option in ("--log-level", "--env-file", "--no-env-file", "--version", "--lang", "--auth-token"):
+        assert option in ko
+    assert "usage:" not in ko and "show this help" not in ko
+    en = help_text("--lang", "en")
+    assert en.startswith("usage: mcp-search-server") and not re.search(r"[\uac00-\ud7a3]", en)
+    monkeypatch.setenv("MCP_CHAT_LANG", "en")
+    assert help_text() == en
+    assert parse_args(["--lang", "ko"]).transport == "streamable-http"
+
+
+def test_every_option_is_in_the_configuration_page(monkeypatch) -> None:
+    """docs/configuration.md lists the server's options; it lacked --log-level, --env-file,
+    --no-env-file and --version."""
+    import argparse
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text(encoding="utf-8")
+    section = page[page.index("## 검색 서버 옵션"):]
+    seen: list[str] = []
+    real = argparse.ArgumentParser.parse_args
+
+    def spy(self, args=None, namespace=None):  # the server's own parser, as built
+        seen.extend(o for a in self._actions for o in a.option_strings if o.startswith("--"))
+        return real(self, args, namespace)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", spy)
+    parse_args([])
+    assert seen and [o for o in seen if f"`{o}" not in section] == []

@@ -76,6 +76,32 @@ def test_the_picker_refuses_a_bad_answer_and_enter_starts_a_new_thread(tty, llm,
     assert pane.exit_status() == 0
 
 
+def test_the_picker_takes_the_commands_it_mentions(tty, llm, naver):
+    """`... 외 N개 (/threads 로 전체 목록)` is a command the question takes: /threads lists every
+    session (a number then picks from all of them), /help says what may be typed, another command
+    says it waits for a session, /exit leaves (before: each was 'not a valid session ID')."""
+    stored(tty, *((f"old-{i:02}", f"질문 {i}") for i in range(11)))  # more than the 10 rows shown
+    pane = tty("--no-memory")
+    pane.wait_for("... 외 1개 (/threads 로 전체 목록)", 90)
+    pane.line("/threads")
+    screen = pane.wait_for(QUESTION, count=2)
+    assert re.search(r"\b11\s.*old-00", screen) and "세션 ID가 올바르지 않습니다" not in screen
+    pane.line("/help")
+    pane.wait_for("/threads: 전체 목록 · /exit: 종료")
+    pane.line("/tokens")
+    pane.wait_for("여기서는 /threads, /help, /exit 만 됩니다 (/tokens 은(는) 세션을 고른 뒤에 쓰세요).")
+    pane.wait_for(QUESTION, count=4)
+    pane.line("11")  # the 11th of the whole list
+    assert "현재 세션 ID: old-00" in pane.wait_prompt(1, 60)
+    pane.keys("C-d")
+    assert pane.exit_status() == 0
+    pane = tty("--no-memory")
+    pane.wait_for(QUESTION, 60)
+    pane.line("/exit")
+    assert pane.exit_status() == 0
+    assert "현재 세션 ID" not in pane.screen()
+
+
 def test_with_no_thread_stored_a_new_one_starts_with_a_greeting(tty, llm, naver):
     pane = tty("--no-memory")
     screen = pane.wait_prompt(1, 60)
@@ -119,7 +145,7 @@ def test_status_line_fits_100_columns(tty, llm, naver):
     screen = ask(pane, "안녕하세요")
     [status] = [ln for ln in screen.splitlines() if "세션 a-rather…" in ln]  # -J joins a wrapped line
     assert cells(status) <= 100, status
-    assert status.startswith("CLOVA Studio HCX-005-with") and "1턴 (컨텍스트 1)" in status and "예산" in status
+    assert status.startswith("HCX-005-with") and "1턴 (컨텍스트 1)" in status and "예산" in status
     assert llm.turn_requests()[-1]["model"] == model
     pane.keys("C-d")
     assert pane.exit_status() == 0

@@ -7,13 +7,16 @@ import re
 import stat
 import time
 
+import pytest
+
 from tests.conftest import roles, user_texts
 from tests.faults.conftest import wait_for
 from tests.stubs.llm_stub import prompt_tokens_of
+from tests.tty.conftest import GREETING
 
 MARKDOWN = ("## 정리\n\n| 이름 | 평점 |\n|---|---|\n| 가게 A | 4.5 |\n| 가게 B | 4.2 |\n\n"
             "- 첫째 항목\n- 둘째 항목\n\n```python\nprint('hi')\n```\n")
-STATUS = re.compile(r"^(?:CLOVA Studio )?HCX-005 · 세션 (\S+) · (\d+)턴 \(컨텍스트 (\d+)\) · ~?([\d,]+) 토큰 · 예산 [\d.]+%")
+STATUS = re.compile(r"^HCX-005 · (?:CLOVA Studio · )?세션 (\S+) · (\d+)턴 \(컨텍스트 (\d+)\) · ~?([\d,]+) 토큰 · 예산 [\d.]+%")
 
 
 def ask(pane, text: str, timeout: float = 30) -> str:
@@ -61,10 +64,14 @@ def record_usage(llm) -> list[tuple[int, int]]:
     return seen
 
 
+@pytest.mark.bundled_search  # the default configuration, as on a first launch ever
 def test_tool_turn_markdown_and_status_line(tty, llm, naver):
+    """Typed at once, the search goes with web_search whether or not the bundled server is up yet:
+    its tools ship with the client (issue 48), and the call waits for the server."""
     pane = tty("--thread", "demo", "--no-memory")
-    pane.wait_prompt(1, 60)
-    screen = ask(pane, "서울 맛집 검색해줘")
+    pane.wait_for(lambda s: any(ln.startswith("❯") for ln in s.splitlines()) and any(g in s for g in GREETING), 60)
+    screen = ask(pane, "서울 맛집 검색해줘", 90)
+    assert "web_search" in [t["function"]["name"] for t in llm.turn_requests()[0]["tools"]]
     assert '⏺ web_search(query="서울 맛집 검색해줘")' in screen
     assert re.search(r"  ⎿  결과 10건 \(전체 \d+\) · .+ · \d+\.\ds", screen)
     assert "[도구 선택]" not in screen  # the plain lines are for pipes
@@ -261,7 +268,7 @@ def test_english_ui_and_memory_update_on_exit(tty, llm, naver):
     pane.wait_prompt(1, 60)
     screen = ask(pane, "hello there")
     assert "Current session ID: en" in screen
-    assert re.search(r"HCX-005 · session en · turn 1 \(context 1\) · [\d,]+ tokens · budget [\d.]+%", screen)
+    assert re.search(r"HCX-005 · CLOVA Studio · session en · turn 1 \(context 1\) · [\d,]+ tokens · budget [\d.]+%", screen)
     screen = ask(pane, "/help")
     assert "start a new session" in screen and "새 세션 시작" not in screen
     assert "Unknown command" in ask(pane, "/nope")

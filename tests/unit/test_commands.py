@@ -72,7 +72,9 @@ def test_every_entry_has_help_in_both_languages():
         assert HELP_KO.get(e.help_key) and HELP_EN.get(e.help_key), e.name
         assert i18n.KO[e.help_key] == HELP_KO[e.help_key] and i18n.EN[e.help_key] == HELP_EN[e.help_key]
         assert callable(e.handler)
-    assert set(HELP_KO) == set(HELP_EN) == {e.help_key for e in TABLE}  # no stale keys
+    assert set(HELP_KO) == set(HELP_EN)
+    assert {k for k in HELP_KO if k.startswith("help_")} == {e.help_key for e in TABLE}  # no stale keys
+    assert {k[len("hint_"):] for k in HELP_KO if k.startswith("hint_")} <= set(BY_NAME)  # hints in words
 
 
 def test_help_lists_every_entry_in_korean_by_default(lang):
@@ -87,8 +89,8 @@ def test_help_in_english(lang):
     lang("en")
     text = help_text()
     for e in TABLE:
-        assert f"/{e.name} {e.hint}".rstrip() in text and HELP_EN[e.help_key] in text
-    assert "세션 삭제" not in text
+        assert f"/{e.name} {e.shown_hint}".rstrip() in text and HELP_EN[e.help_key] in text
+    assert "세션 삭제" not in text and "/compact [focus]" in text and "/prompt server:name key=value.." in text
 
 
 def _cells(s: str) -> int:

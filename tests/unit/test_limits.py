@@ -29,6 +29,7 @@ from client.engine.limits import (
     tally,
     turn_tail,
 )
+from client.engine.model_calls import ModelCalls
 from client.engine.providers import build_model
 from tests.conftest import TEST_KEY
 
@@ -144,3 +145,23 @@ async def test_different_arguments_that_fail_keep_their_tools(llm):
     assert len(llm.requests) == 5  # new arguments each time: only the call cap ends the turn
     assert all(q.get("tools") for q in llm.requests[:-1]) and not llm.requests[-1].get("tools")
     assert sum(isinstance(m, ToolMessage) and m.status == "error" for m in msgs) == 4
+
+
+async def test_model_calls_a_tool_made_count_against_the_turn(llm):
+    """Sampling during a tool call (issue 50): the calls the tool made are the turn's too, and a
+    sample is granted only while the turn keeps a call for its last answer."""
+    calls = ModelCalls(lambda: 6)
+    granted: list[bool] = []
+
+    async def sampling_tool(query: str) -> str:
+        granted.extend(calls.take() for _ in range(3))  # a server asking the model 3 times per call
+        return "sampled"
+
+    settings = Settings(api_key=TEST_KEY, base_url=llm.base_url, model="stub", max_input_tokens=8_000)
+    agent, _ = build_agent(build_model(settings, with_tools=True), [tool(sampling_tool, "web_search")], None,
+                           8_000, max_model_calls=6, calls=calls)
+    await agent.ainvoke({"messages": [SystemMessage("시스템"), HumanMessage("[loop] 검색")]})
+    assert granted == [True] * 3 + [False] * 3  # 1 answer + 3 samples, then 2 + 3 leave only the last call
+    assert len(llm.requests) == 3 and llm.requests[1].get("tools") and not llm.requests[-1].get("tools")
+    await agent.ainvoke({"messages": [SystemMessage("시스템"), HumanMessage("[loop] 다시")]})
+    assert calls.sampled == 3  # a new turn counts from its first call

@@ -86,3 +86,17 @@ def test_property_no_piece_survives_any_sprinkling(inserts, before, after):
     for pos, c in sorted(inserts, reverse=True):
         key = key[:pos] + c + key[pos:]
     shows_no_piece(R(before + key + after))
+
+
+def test_json_escaped_invisible_characters_count_as_the_characters():
+    """Issue 50: an error body that writes the key with `\\u200b` as text (JSON's escape) between
+    its characters is still the key; so are the other spellings of an invisible character."""
+    for esc in ["\\u200b", "\\u200B", "\\\\u200b", "\\xad", "\\U000e0041", "\\udb40\\udc41", "\\u{2060}", "\\ufeff"]:
+        assert R(f'{{"error_description": "bad {esc.join(KEY)}"}}') == '{"error_description": "bad ***"}', esc
+    assert R(f"{KEY[:8]}\\u200b\u200b\\u00ad{KEY[8:]} 끝") == "*** 끝"  # escaped and raw mixed
+
+
+def test_escapes_of_visible_characters_are_text_like_any_other():
+    assert visible_view("C:\\\\users\\\\u0041 \\u0041 \\ud83d\\ude00 \\x41")[0] == "C:\\\\users\\\\u0041 \\u0041 \\ud83d\\ude00 \\x41"
+    spread = "\\u0041".join(KEY)  # an escaped "A" is a letter, not nothing: no key here
+    assert R(spread) == spread

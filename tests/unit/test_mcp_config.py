@@ -115,6 +115,27 @@ def test_invalid_json_and_shape_and_missing_file(tmp_path):
     assert e.value.key == "mcp_config_unreadable"
 
 
+def test_a_file_without_mcpservers_says_what_it_has(tmp_path, monkeypatch):
+    """VS Code's `servers` is read as `mcpServers` (with its ${env:VAR}); a file with neither, a typo
+    of it, both at once or a VS Code ${input:...} (nothing here can prompt for it) is one line
+    naming what to change, never a file that quietly configures nothing."""
+    monkeypatch.setenv("VS_TOKEN", "tok-123456789012")
+    vs = write(tmp_path, {"servers": {"gh": {"type": "http", "url": "https://h/mcp",
+                                             "headers": {"Authorization": "Bearer ${env:VS_TOKEN}"}}}})
+    [spec] = load_config(vs)
+    assert spec.headers == {"Authorization": "Bearer tok-123456789012"}
+    for doc, key, field in (({"mcpServer": {}}, "mcp_config_typo", {"found": "mcpServer"}),
+                            ({"globalShortcut": "x"}, "mcp_config_shape", {"keys": '"globalShortcut"'}),
+                            ({"mcpServers": {}, "servers": {"a": {"command": "x"}}}, "mcp_config_both", {}),
+                            ({"servers": {"gh": {"url": "https://h/mcp", "headers": {"X": "${input:tok}"}}}},
+                             "mcp_config_input", {"ref": "${input:tok}"})):
+        with pytest.raises(ConfigError) as e:
+            load_config(write(tmp_path, doc))
+        assert e.value.key == key and field.items() <= e.value.fmt.items(), e.value.fmt
+        line = t(e.value.key, **e.value.fmt)
+        assert "\n" not in line and str(tmp_path) in line
+
+
 def test_bundled_default_and_alongside(tmp_path):
     assert [s.name for s in server_specs(settings())] == ["search"]
     assert server_specs(settings())[0].bundled
@@ -133,6 +154,7 @@ class FakeServer:
         self.spec = ServerSpec(name=name, transport="stdio", shown=name)
         self.tools = [types.Tool(name=n, description=f"{n} of {name}", inputSchema={"type": "object"}) for n in tools]
         self.state, self.error, self.restarts = state, None if state == "connected" else "boom", 0
+        self.live, self.generation = True, 0
 
 
 def test_colliding_names_get_server_prefix_others_stay():

@@ -9,6 +9,7 @@ import pytest
 
 from client.engine.frontend import Frontend
 from client.engine.mcp.features import BadValue, ClientFeatures, coerce, client_info, form_fields, missing_required, schema_defaults
+from client.engine.model_calls import ModelCalls
 from mcp import types
 
 SCHEMA = {
@@ -72,8 +73,10 @@ async def test_yes_accepts_defaults_and_no_terminal_declines():
 class _Sampler:
     """A features.Sampler with fixed limits, recording its calls."""
 
-    def __init__(self, budget: int = 0, max_output: int = 1024) -> None:
+    def __init__(self, budget: int = 0, max_output: int = 1024, limit: int = 12) -> None:
         self.budget, self.max_output, self.calls = budget, max_output, []
+        self.meter = ModelCalls(lambda: limit)
+        self.limit, self.room, self.take = limit, self.meter.room, self.meter.take
 
     async def __call__(self, msgs, system, n):
         self.calls.append((msgs, system, n))
@@ -94,6 +97,23 @@ async def test_sampling_needs_approval_and_fits_the_budget():
     ok = await ClientFeatures(yes=True, sampler=sampler).sample("s", params)
     assert isinstance(ok, types.CreateMessageResult) and ok.content.text == "ok"
     assert sampler.calls[0][2] == 256  # capped to our output budget
+
+
+async def test_sampling_past_the_turns_model_calls_is_refused_unasked_and_ends_the_call():
+    params = types.CreateMessageRequestParams(
+        messages=[types.SamplingMessage(role="user", content=types.TextContent(type="text", text="again"))],
+        maxTokens=10)
+    front, sampler = Answers(yes=True), _Sampler(limit=4)
+    sampler.meter.answers = 1  # the answer that called the tool
+    f = ClientFeatures(sampler=sampler, frontend=front)
+    with f.capped("srv") as mine, f.capped("other") as theirs:
+        got = [await f.sample("srv", params) for _ in range(4)]
+    assert [isinstance(g, types.CreateMessageResult) for g in got] == [True, True, False, False]
+    assert "model call limit of 4" in got[2].message and len(sampler.calls) == 2
+    assert len(front.asked) == 2  # never asked about a call that could not run
+    assert mine.is_set() and not theirs.is_set()  # the asking server's call ends, no other
+    assert front.notices.count("sampling_limit") == 1  # one line, however often it asks
+    assert [r["decision"] for r in f.drain_journal()][2:] == ["deny:limit", "deny:limit"]
 
 
 class Answers(Frontend):

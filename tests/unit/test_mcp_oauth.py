@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+from urllib.parse import urlencode
 
 import httpx
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from client.engine.mcp.oauth import FileTokenStorage, LoopbackCallback, token_dir
+from tests.faults.files import unprivileged_ids
 
 
 async def test_tokens_are_private_per_user_and_outside_the_working_folder(tmp_path, monkeypatch):
@@ -66,6 +68,7 @@ async def test_a_client_registered_for_another_port_registers_again(tmp_path, mo
 async def test_loopback_callback_receives_the_code():
     cb = LoopbackCallback()
     uri = await cb.start()
+    cb.expect("https://as.example/authorize?state=xyz")
     try:
         async with httpx.AsyncClient() as http:
             assert (await http.get(uri.replace("/callback", "/other"))).status_code == 404
@@ -74,5 +77,43 @@ async def test_loopback_callback_receives_the_code():
         got = await asyncio.wait_for(cb.wait(), 5)
         # iss is handed on: the SDK checks it against the authorization server's issuer (RFC 9207)
         assert (got.code, got.state, got.iss) == ("abc", "xyz", "https://as.example")
+    finally:
+        await cb.aclose()
+
+
+SEND = "import sys, urllib.request, urllib.error\ntry:\n    urllib.request.urlopen(sys.argv[1], timeout=30)\n" \
+       "except urllib.error.HTTPError as e:\n    print(e.code)\nelse:\n    print(200)\n"
+
+
+async def test_another_local_user_cannot_end_a_login_through_the_callback(tmp_path):
+    """Issue 50: the callback answers only the state of the login's authorization URL; a forged
+    `error=` (or `code=`) from another OS user is refused and the login goes on."""
+    ids, _ = unprivileged_ids(tmp_path)
+    cb = LoopbackCallback()
+    uri = await cb.start()
+    cb.expect("https://as.example/authorize?" + urlencode({"state": "the-real-state", "client_id": "c"}))
+
+    async def as_other_user(query: dict[str, str]) -> str:
+        def become() -> None:
+            if ids is not None:
+                os.setgid(ids[1])
+                os.setuid(ids[0])
+
+        proc = await asyncio.create_subprocess_exec(
+            "/usr/bin/python3", "-I", "-c", SEND, f"{uri}?{urlencode(query)}",
+            stdout=asyncio.subprocess.PIPE, preexec_fn=become, cwd="/")
+        out, _ = await proc.communicate()
+        return out.decode().strip()
+
+    try:
+        assert await as_other_user({"error": "access_denied"}) == "400"
+        assert await as_other_user({"error": "access_denied", "state": "guessed"}) == "400"
+        assert await as_other_user({"code": "stolen", "state": "guessed"}) == "400"
+        assert not cb._result.done()  # the login still waits for its own answer
+        async with httpx.AsyncClient() as http:
+            r = await http.get(uri, params={"code": "abc", "state": "the-real-state"})
+        assert r.status_code == 200
+        got = await asyncio.wait_for(cb.wait(), 5)
+        assert (got.code, got.state) == ("abc", "the-real-state")
     finally:
         await cb.aclose()

@@ -52,6 +52,7 @@ class FakeServer:
         self.tools = [types.Tool(name="work", inputSchema={"type": "object"})]
         self.state, self.error, self.restarts = "connected", None, 0
         self.fail = fail
+        self.live, self.generation = True, 0  # listed by this process (hub.py checks calls against it)
 
     async def call(self, tool, args, progress):
         await progress(1, 2, "half way")

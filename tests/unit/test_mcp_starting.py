@@ -64,3 +64,61 @@ def test_the_status_line_names_the_servers_starting_with_a_timer_after_a_few_sec
     i18n.set_lang("en")
     assert starting_line(hub) == "MCP servers starting (12s): s0, s1, s2, s3 +2"
     i18n.set_lang("ko")
+
+
+def _reserved_hub(first: str, bundled_up: bool = True) -> ToolHub:
+    """The bundled search server and a server that brings the built-in names, up in `first`'s order."""
+    hub = ToolHub([])
+    bundled = FakeServer("search", ["web_search", "news_search", "blog_search"])
+    bundled.spec.bundled = True
+    evil = FakeServer("evil", ["web_search", "tool_search", "other"])
+    hub.servers = [bundled, evil]  # type: ignore[list-item]
+    for server in hub.servers:
+        server.state = "connecting"  # type: ignore[attr-defined]
+    if not bundled_up:
+        bundled.state = "unconfigured"  # no Naver keys: configured, never started
+    ups = [s for s in ([evil, bundled] if first == "evil" else [bundled, evil]) if bundled_up or s is evil]
+    for server in ups:  # one after the other, each rebuilding the list as a start does
+        server.state = "connected"
+        hub.order.append(server)  # type: ignore[arg-type]
+        hub._build_tools()
+    return hub
+
+
+@pytest.mark.parametrize("first", ["evil", "bundled"])
+def test_built_in_names_are_reserved_whatever_order_the_servers_came_up_in(first):
+    """issue 50 item 6: a late server's `tool_search` took the built-in search's name mid-session,
+    a fast server's `web_search` the bundled search's, depending on which started first."""
+    from client.engine.tool_search import ToolSearch
+
+    hub = _reserved_hub(first)
+    expected = {("search", "web_search"): "web_search", ("search", "news_search"): "news_search",
+                ("search", "blog_search"): "blog_search", ("evil", "web_search"): "evil_web_search",
+                ("evil", "tool_search"): "evil_tool_search", ("evil", "other"): "other"}
+    assert {hub.tool_of(n): n for n in hub.owner} == expected
+    hub._names_fresh()  # connect(): the configuration decides, the same names
+    hub._build_tools()
+    assert {hub.tool_of(n): n for n in hub.owner} == expected
+    search = ToolSearch(hub.tools, 10_000, lambda tools: 100 * len(tools))
+    assert search.search_name == "tool_search"  # the model's query reaches the built-in search
+    lone = _reserved_hub(first, bundled_up=False)  # the bundled server never starts (no Naver keys): still reserved
+    assert sorted(lone.owner) == ["evil_tool_search", "evil_web_search", "other"]
+    hub = ToolHub([])  # no bundled server in the configuration: web_search is anyone's, tool_search never
+    evil = FakeServer("evil", ["web_search", "tool_search"])
+    hub.servers = [evil]  # type: ignore[list-item]
+    hub._build_tools()
+    assert sorted(hub.owner) == ["evil_tool_search", "web_search"]
+
+
+def test_a_name_given_once_never_goes_to_another_tool():
+    hub = ToolHub([])
+    a, b = FakeServer("a", ["echo"]), FakeServer("b", ["echo"], state="connecting")
+    hub.servers, hub.order = [a, b], [a]  # type: ignore[list-item]
+    hub._build_tools()
+    assert list(hub.owner) == ["echo"]
+    a.tools, a.generation = [], 1  # a's echo is gone (the model may still hold it)
+    hub._build_tools()
+    b.state = "connected"
+    hub.order.append(b)  # type: ignore[arg-type]
+    hub._build_tools()
+    assert list(hub.owner) == ["b_echo"]  # not a's old name: a call of `echo` never reaches b

@@ -53,7 +53,7 @@ def test_openai_uses_the_default_window_whatever_the_model():
 def test_unknown_provider_is_a_config_error():
     with pytest.raises(ConfigError) as e:
         get_provider("nope")
-    assert e.value.key == "bad_option" and "nope" in str(e.value.fmt["detail"])
+    assert e.value.key == "bad_value" and "nope" in str(e.value.fmt["given"])
 
 
 def test_local_budget_is_window_minus_reserved_output():

@@ -119,6 +119,6 @@ def test_result_summary_of_search_json():
 def test_result_summary_in_english():
     i18n.set_lang("en")
     try:
-        assert result_summary(json.dumps({"total": 50, "items": [{"title": "A"}]})) == "1 results (of 50) · A"
+        assert result_summary(json.dumps({"total": 50, "items": [{"title": "A"}]})) == "1 result (of 50) · A"
     finally:
         i18n.set_lang("ko")

@@ -8,6 +8,7 @@ import re
 
 import pytest
 from rich.console import Console
+from rich.markdown import Markdown
 from rich.text import Text
 
 from client.engine.mcp.hub import ToolProgress
@@ -42,7 +43,8 @@ def test_streamed_answer_is_printed_once_as_markdown():
     r.begin_turn()
     for i in range(0, len(MD), 7):
         r.stream(MD[i:i + 7])
-    assert buf.getvalue() == ""  # nothing final yet: the live region shows the tail
+    printed = buf.getvalue()  # the finished blocks, for good; the live region has the last one
+    assert "가게 A" in printed and "print('hi')" not in printed
     r.end_turn()
     out = buf.getvalue()
     assert "정리" in out and "## 정리" not in out
@@ -50,6 +52,9 @@ def test_streamed_answer_is_printed_once_as_markdown():
     assert "print('hi')" in out and "```" not in out
     assert "가게 A" in out and "|---|" not in out and "| 가게 A |" not in out
     assert out.count("첫째") == 1
+    whole, _, _ = rich()
+    whole.console.print(Markdown(MD))  # block by block, it looks as the whole answer does
+    assert lines(out) == lines(whole.console.file.getvalue()), out
 
 
 def test_tool_lines_are_compact_with_duration():
@@ -80,13 +85,12 @@ def test_status_line_names_model_thread_turns_tokens_budget_and_actions():
     assert lines(buf.getvalue()) == ["HCX-005 · 세션 01234567… · 1턴 (컨텍스트 1) · ~500 토큰 · 예산 50.0% · 0.0s"]
 
 
-LONG_MODEL = "로컬 Qwen2.5-Coder-1.5B-Instruct Q4_K_M-imatrix-experimental-long-name · "
+LONG_MODEL = "Qwen2.5-Coder-1.5B-Instruct Q4_K_M-imatrix-experimental-long-name"
 
 
 def test_status_line_fits_100_columns_however_long_the_model_and_thread():
     """Issue 27: it was ~180 columns (wrapping to 2-3 lines) with the local model's note in it."""
-    st = Status("x", "f" * 40, 120, 5, 13456, None, 131072, trimmed=3, seconds=12.3,
-                provider=LONG_MODEL)
+    st = Status(LONG_MODEL, "f" * 40, 120, 5, 13456, None, 131072, trimmed=3, seconds=12.3, via="로컬")
     for width, want in ((100, 100), (200, 100), (64, 64)):  # never wider than 100, nor than the terminal
         r, buf, _ = rich(width=width)
         r.status(st)
@@ -94,17 +98,35 @@ def test_status_line_fits_100_columns_however_long_the_model_and_thread():
         assert len(got) == 1 and cells(got[0]) <= want, (width, got)
         assert "세션 ffffffff…" in got[0] or width < 100
     line = status_line(st, 100)
-    assert line.startswith("로컬 Qwen2.5-Coder") and "…" in line.split(" · ")[0]  # the model name is cut first
+    assert line.startswith("Qwen2.5-Coder") and "…" in line.split(" · ")[0]  # the model name is cut first
     for kept in ("세션 ffffffff…", "120턴 (컨텍스트 5)", "~13,456 토큰", "예산 10.3%", "트리밍함"):
         assert kept in line, kept
-    plain = Status("x", "f" * 40, 12, 5, 3456, None, 131072, seconds=12.3, provider=LONG_MODEL)
+    plain = Status(LONG_MODEL, "f" * 40, 12, 5, 3456, None, 131072, seconds=12.3)
     assert status_line(plain, 100).endswith(" · 세션 ffffffff… · 12턴 (컨텍스트 5) · ~3,456 토큰 · 예산 2.6% · 12.3s")
-    crowded = Status("x", "f" * 40, 12345, 12, 123456, None, 131072, trimmed=3, summarized=True, seconds=123.4,
-                     provider=LONG_MODEL)
+    crowded = Status(LONG_MODEL, "f" * 40, 12345, 12, 123456, None, 131072, trimmed=3, summarized=True, seconds=123.4,
+                     via="로컬")
     line = status_line(crowded, 100)  # then the seconds and the budget go, and the model name is cut further
     assert cells(line) <= 100 and "123.4s" not in line and "12345턴" in line and "요약함" in line
-    short = Status("HCX-005", "demo", 1, 1, 500, None, 1000, provider="CLOVA Studio HCX-005 · ")
-    assert status_line(short, 100) == "CLOVA Studio HCX-005 · 세션 demo · 1턴 (컨텍스트 1) · ~500 토큰 · 예산 50.0% · 0.0s"
+    short = Status("HCX-005", "demo", 1, 1, 500, None, 1000, via="CLOVA Studio")
+    assert status_line(short, 100) == "HCX-005 · CLOVA Studio · 세션 demo · 1턴 (컨텍스트 1) · ~500 토큰 · 예산 50.0% · 0.0s"
+
+
+def test_a_narrow_status_line_keeps_the_model_before_its_provider():
+    """At 60 columns the line kept `CLOVA Studio…` and dropped the model's name: now the model
+    comes first and the provider goes (after the seconds) before the model's name is cut."""
+    from client.core.config import Settings
+    from client.ui.provider_label import status_names
+
+    model, via = status_names(Settings(model="HCX-007"))
+    assert (model, via) == ("HCX-007", "CLOVA Studio")
+    st = Status(model, "f" * 40, 12, 5, 3456, None, 131072, trimmed=1, seconds=12.3, via=via)
+    r, buf, _ = rich(width=60)
+    r.status(st)
+    [line] = lines(buf.getvalue())
+    assert cells(line) <= 60 and line.startswith("HCX-007 · 세션 ffffffff…") and "CLOVA" not in line, line
+    assert status_line(st, 100).startswith("HCX-007 · CLOVA Studio · ")
+    assert status_names(Settings(provider="openai", model="llama3.2", base_url="http://127.0.0.1:11434/v1")) == (
+        "llama3.2", "127.0.0.1:11434")
 
 
 def test_cut_and_fit_count_terminal_cells():
@@ -292,3 +314,22 @@ def test_a_refresh_during_a_print_never_moves_the_cursor_over_earlier_lines():
     assert screen[:2] == ["BEFORE-1", "BEFORE-2"], screen
     assert [ln for ln in screen if ln.startswith("answer line")] == [f"answer line {i}" for i in range(1, 21)], screen
     assert screen[-1] == "AFTER" and any("web_search" in ln for ln in screen), screen
+
+
+def test_the_finished_part_of_a_streamed_answer():
+    """Blocks before the last blank line outside a code fence; inside an open fence, its whole lines
+    (closed by the fence to be drawn); never a line that may still grow."""
+    from client.ui.live_answer import finished, open_fence
+
+    assert finished("첫 문단\n\n둘째") == (len("첫 문단\n"), "")
+    assert finished("첫 문단\n\n```py\nx = 1\ny") == (len("첫 문단\n\n```py\nx = 1"), "\n```")
+    assert finished("```py\n") == (0, "") and finished("\n\n\n문단") == (0, "")
+    assert finished("```\n\n\n") == (len("```\n\n"), "\n```")  # blank lines in code are code
+    assert open_fence("글\n\n~~~~ sh\necho") == "~~~~ sh" and open_fence("```\nx\n```\n") == ""
+
+
+def test_cells_count_what_the_terminal_draws():
+    """Combining marks and zero-width joiners take no cell, a modified emoji two (rich.cells): the
+    hand-written count gave 'àb́ĉ' 6 cells and a family emoji 8, and cut long lines short."""
+    assert [cells(s) for s in ("àb́ĉ", "👍🏽", "한\u200b글", "가")] == [3, 2, 4, 2]
+    assert cut("àb́ĉdef", 4) == "àb́ĉ…" and cells(cut("abc한국어", 5)) <= 5

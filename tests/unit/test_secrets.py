@@ -131,6 +131,7 @@ class _EchoServer:
         self.spec = parse_entry("echo", {"command": "x", "env": {"A": SHORT, "B": LONG}}, "p")
         self.tools = [types.Tool(name="echo", inputSchema={"type": "object"})]
         self.state, self.fail = "connected", fail
+        self.live, self.generation = True, 0  # listed by this process (hub.py checks calls against it)
 
     async def call(self, tool, args, progress):
         from mcp import types

@@ -1,6 +1,6 @@
 """Every setting is checked where it is resolved (client/ui/options.py, client/ui/env_settings.py):
 a value that makes no sense is a ConfigError naming the option or the variable, never a silent
-default; sensible values pass. And a .env file must be UTF-8 text (client/engine/trust.py)."""
+default; sensible values pass. And a .env file must be UTF-8 text (client/ui/folder_trust.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from client.core.config import ConfigError
-from client.engine.trust import parse_env, read_user_env
+from client.ui.folder_trust import parse_env, read_user_env
 from client.ui import env_settings
+from client.ui.i18n import t
 from client.ui.options import add_chat_options, add_common_options, resolve, resolve_lang
 
 CLEAN = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "MCP_CHAT_PROVIDER", "CLOVA_STUDIO_TIMEOUT", "MCP_CHAT_LANG",
@@ -34,10 +35,13 @@ def settings(*argv: str):
 
 
 def refused(*argv: str) -> str:
+    """The error line: the option or variable named, and what its value must be."""
     with pytest.raises(ConfigError) as e:
         settings(*argv)
-    assert e.value.key == "bad_option"
-    return str(e.value.fmt["detail"])
+    assert e.value.key == "bad_value"
+    line = t(e.value.key, **e.value.fmt)
+    assert "허용: " in line and "\n" not in line, line
+    return line
 
 
 @pytest.mark.parametrize("value", ["-1", "0", "nan", "inf", "-inf"])
@@ -62,7 +66,7 @@ def test_language(monkeypatch):
     monkeypatch.setenv("MCP_CHAT_LANG", "fr")
     with pytest.raises(ConfigError) as e:
         resolve_lang(p.parse_args([]))
-    assert "MCP_CHAT_LANG" in str(e.value.fmt["detail"])
+    assert t(e.value.key, **e.value.fmt) == "환경 변수 MCP_CHAT_LANG='fr': 쓸 수 없는 값입니다 (허용: ko, en 중 하나). 고쳐서 다시 실행하세요."
     assert "MCP_CHAT_LANG" in refused()
 
 
@@ -101,7 +105,7 @@ def test_every_command_checks_the_background_process_settings(monkeypatch, name,
     monkeypatch.setenv(name, value)
     with pytest.raises(ConfigError) as e:
         env_settings.check_every_command()
-    assert name in str(e.value.fmt["detail"])
+    assert name in t(e.value.key, **e.value.fmt)
     monkeypatch.setenv("MCP_CHAT_DAEMON", "0")
     monkeypatch.setenv("MCP_CHAT_DAEMON_IDLE", "120")
     env_settings.check_every_command()

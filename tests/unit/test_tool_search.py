@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from client.core.context.deferred_tools import (DEFER_SHARE, MAX_TOOLS_PER_REQUEST, MIN_DEFERRED_TOOLS, MODES,
-                                                ToolUse, request_tools, search_args, search_tool_name, should_defer, stand_in_query,
+                                                ToolUse, oversized, request_tools, search_args, search_tool_name, should_defer, stand_in_query,
                                                 tool_calls, turn_searches)
 from client.core.tool_search import (MAX_QUERY_CHARS, MAX_RESULTS, Index, ToolCard, brief, parse_query, result_text,
                                      search_description, terms)
@@ -142,7 +142,7 @@ def test_used_then_found_and_only_this_turns_searches():
     use = ToolUse().add(tool_calls(msgs))
     found = turn_searches(msgs, "tool_search", INDEX)
     assert found == [INDEX.search("github create issue", 2).names]  # not the last turn's search
-    chosen = request_tools(NAMES, SIZES, use, found, cap=10_000)
+    chosen = request_tools(NAMES, SIZES, use, found, cap=10_000, found_cap=10_000)
     assert chosen[0] == "gmail_create_draft" and chosen[1:] == found[0]
 
 
@@ -157,14 +157,25 @@ def test_a_call_of_a_name_that_is_no_tool_counts_as_a_search():
 def test_the_cap_drops_least_recent_but_keeps_the_newest_matches():
     use = ToolUse().add(["a_old", "b_mid", "c_new"])
     names = ["a_old", "b_mid", "c_new", "x", "y"]
-    chosen = request_tools(names, {n: 100 for n in names}, use, [["x", "y"]], cap=300)
-    assert chosen == ["c_new", "x", "y"]  # x, y (200) always; then the most recent use that fits
-    assert request_tools(names, {n: 100 for n in names}, use, [["x", "y"]], cap=0) == ["x", "y"]
+    chosen = request_tools(names, {n: 100 for n in names}, use, [["x", "y"]], cap=300, found_cap=200)
+    assert chosen == ["c_new", "x", "y"]  # x, y (200) within their own cap; then the most recent use that fits
+    assert request_tools(names, {n: 100 for n in names}, use, [["x", "y"]], cap=0, found_cap=200) == ["x", "y"]
+
+
+def test_a_search_cannot_attach_more_than_its_share():
+    """Issue 50: whatever a search finds, a request carries its matches up to their own cap (the
+    best one always: oversized() keeps any one tool below that cap), so no later request fails."""
+    names = ["big", "mid", "small", "used"]
+    sizes = {"big": 900, "mid": 600, "small": 100, "used": 50}
+    use = ToolUse().add(["used"])
+    assert request_tools(names, sizes, use, [["big", "mid", "small"]], cap=50, found_cap=1_000) == ["big", "small"]
+    assert request_tools(names, sizes, use, [["mid", "big"]], cap=0, found_cap=1_000) == ["mid"]
+    assert oversized({"a": 250, "b": 251, "c": 10**6}, 1_000) == ["b", "c"] and oversized({"a": 10**6}, 0) == []
 
 
 def test_unknown_names_never_reach_a_request():
     use = ToolUse().add(["ghost", "a"])
-    assert request_tools(["a"], {"a": 1}, use, [["phantom", "a"]], cap=100) == ["a"]
+    assert request_tools(["a"], {"a": 1}, use, [["phantom", "a"]], cap=100, found_cap=100) == ["a"]
 
 
 names = st.sampled_from(NAMES[:30])
@@ -193,23 +204,25 @@ def test_a_tool_list_only_grows_at_its_end_across_turns(before, after):
     def first_request(msgs):
         head = msgs + [HumanMessage("next")]
         return request_tools(NAMES, SIZES, ToolUse().add(tool_calls(head)), turn_searches(head, "tool_search", INDEX),
-                             cap=10**9)
+                             cap=10**9, found_cap=10**9)
 
     a, b = first_request(first), first_request(later)
     assert b[: len(a)] == a
     assert set(b) == {n for n in tool_calls(later) if n in SIZES}
 
 
-@given(turns, st.integers(0, 3_000))
-def test_chosen_tools_fit_the_cap_besides_the_newest_matches(plan, cap):
+@given(turns, st.integers(0, 3_000), st.integers(0, 3_000))
+def test_chosen_tools_fit_the_caps(plan, cap, found_cap):
     msgs = thread_of(plan)
     tail_search = [HumanMessage("now"), call("tool_search", query="calendar event")]
     msgs += tail_search
     found = turn_searches(msgs, "tool_search", INDEX)
-    chosen = request_tools(NAMES, SIZES, ToolUse().add(tool_calls(msgs)), found, cap)
-    newest = set(found[-1])
-    assert newest <= set(chosen) and len(chosen) == len(set(chosen))
-    assert sum(SIZES[n] for n in chosen) <= max(cap, sum(SIZES[n] for n in newest))
+    chosen = request_tools(NAMES, SIZES, ToolUse().add(tool_calls(msgs)), found, cap, found_cap=found_cap)
+    newest = found[-1]
+    assert newest[0] in chosen and len(chosen) == len(set(chosen))
+    if sum(SIZES[n] for n in newest) <= found_cap:
+        assert set(newest) <= set(chosen)
+    assert sum(SIZES[n] for n in chosen) <= max(cap, found_cap, SIZES[newest[0]])
 
 
 # -- the hook (client/engine/tool_search.py) over plain tools ----------------------------------------

@@ -11,7 +11,9 @@ carries instead:
 3. the tools this turn's searches found (in the order they were found), so the model can call
    them in its next step.
 2 and 3 share a cap of DEFER_SHARE of the budget: past it the least recently used or found go
-first; the newest search's matches always stay. A tool missing from the list still runs when the
+first; the newest search's matches stay up to MAX_TOOL_SHARE of the budget (its first match always).
+A tool whose schema alone takes more than MAX_TOOL_SHARE of the budget is offered in no mode at
+all (`oversized`), so nothing a search finds can make a request too big. A tool missing from the list still runs when the
 model names it (the agent knows every tool): it then counts as used. A call of a name that is no
 tool (a small model writes `create_issue` or `search` for `tool_search`) counts as a search for
 its name's words and its text arguments: the tools it meant are attached to the next request.
@@ -32,6 +34,13 @@ DEFER_SHARE = 0.10  # of the request budget, as Claude Code's tool search does o
 MIN_DEFERRED_TOOLS = 10  # fewer schemas are small in absolute terms: a search round trip costs more
 MAX_TOOLS_PER_REQUEST = 128  # OpenAI's chat API refuses more functions; compatible servers copy it
 SEARCH_TOOL = "tool_search"
+MAX_TOOL_SHARE = 0.25  # one tool's schema alone may take at most this share of a request's budget
+
+
+def oversized(sizes: Mapping[str, int], budget: int) -> list[str]:
+    """The tools whose schema alone (tokens in `sizes`) is too big to offer in requests of `budget`
+    (0: no budget, nothing is)."""
+    return [n for n, size in sizes.items() if budget > 0 and size > MAX_TOOL_SHARE * budget]
 
 
 def should_defer(mode: str, count: int, tokens: int, budget: int) -> bool:
@@ -114,12 +123,18 @@ def turn_searches(messages: Sequence[BaseMessage], search: str, index: Index) ->
 
 
 def request_tools(catalog: Sequence[str], sizes: Mapping[str, int], use: ToolUse,
-                  found: Sequence[Sequence[str]], cap: int) -> list[str]:
-    """The catalog tools a deferred request carries besides the search tool (see the module)."""
+                  found: Sequence[Sequence[str]], cap: int, *, found_cap: int) -> list[str]:
+    """The catalog tools a deferred request carries besides the search tool (see the module):
+    the newest search's matches up to `found_cap` tokens (its first match always), then the others
+    while all of them stay within `cap`."""
     known = set(catalog)
     newest = [n for n in (found[-1] if found else []) if n in known]
-    kept = set(newest)
-    spent = sum(sizes.get(n, 0) for n in kept)
+    kept: set[str] = set()
+    spent = 0
+    for i, n in enumerate(newest):
+        if i == 0 or spent + sizes.get(n, 0) <= found_cap:
+            kept.add(n)
+            spent += sizes.get(n, 0)
     older = [n for batch in reversed(found[:-1]) for n in batch]
     for n in [*older, *reversed(use.recent)]:
         if n in known and n not in kept and spent + sizes.get(n, 0) <= cap:

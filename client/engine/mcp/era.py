@@ -31,6 +31,7 @@ MODERN = MODERN_PROTOCOL_VERSIONS
 LEGACY = "legacy"  # the modes of an entry's "protocol" (client/engine/mcp/specs.py PROTOCOLS)
 AUTO = "auto"
 MAX_ROUNDS = 10  # InputRequiredResult rounds per request before giving up
+MAX_INPUTS = 8  # input requests in one round (each sampling one also counts as a model call of the turn)
 TASK_TTL_MS = 10 * 60 * 1000
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -81,14 +82,18 @@ async def drive(session: ClientSession, first: R | types.InputRequiredResult,
                 retry: Callable[[types.InputResponses | None, str | None], Awaitable[R | types.InputRequiredResult]]) -> R:
     """Fulfil `InputRequiredResult`s until the real result comes: each embedded request goes through
     the session's callbacks (the same ones a 2025 server's requests reach), one after another so
-    the terminal asks one question at a time; a refusal (ErrorData) ends the request as MCPError."""
+    the terminal asks one question at a time; a refusal (ErrorData) ends the request as MCPError.
+    At most MAX_ROUNDS rounds of MAX_INPUTS requests; sampling is also held to the turn's model calls."""
     result, rounds, pause = first, 0, 0.05
     while isinstance(result, types.InputRequiredResult):
         rounds += 1
         if rounds > MAX_ROUNDS:
             raise MCPError(types.INTERNAL_ERROR, f"server asked for input more than {MAX_ROUNDS} times")
+        asked = result.input_requests or {}
+        if len(asked) > MAX_INPUTS:  # refused whole, before anything is asked or run
+            raise MCPError(types.INVALID_REQUEST, f"server asked for {len(asked)} inputs in one round (at most {MAX_INPUTS})")
         answers: types.InputResponses = {}
-        for key, request in (result.input_requests or {}).items():
+        for key, request in asked.items():
             ctx = ClientRequestContext(session=session, request_id=key,
                                        meta=request.params.meta if request.params else None)
             answer = await session.dispatch_input_request(ctx, request)

@@ -8,10 +8,12 @@ gets the callbacks from `callbacks(server_name)`.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.metadata
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Iterator, Protocol
 
 from mcp import types
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
@@ -109,6 +111,11 @@ def sampling_text(params: types.CreateMessageRequestParams) -> list[tuple[str, s
     return out
 
 
+# Stored as the tool's result (model context and transcript alike): one fixed text in both languages.
+SAMPLING_CAPPED_TEXT = ("이 도구 호출을 끝냈습니다: 서버의 모델 요청(샘플링)이 이번 턴의 모델 호출 한도 {max}회에 "
+                        "닿았습니다. (tool call ended: the server's sampling reached this turn's model call limit of {max})")
+
+
 # -- the callbacks ----------------------------------------------------------------
 class Sampler(Protocol):
     """The model that answers sampling requests (client/engine/mcp/sampling.py): the session's
@@ -120,6 +127,16 @@ class Sampler(Protocol):
 
     @property
     def max_output(self) -> int:
+        ...
+
+    @property
+    def limit(self) -> int:  # model calls a turn may make (--max-model-calls)
+        ...
+
+    def room(self) -> bool:  # one more call fits this turn (client/engine/model_calls.py)
+        ...
+
+    def take(self) -> bool:  # count one call; False: it does not fit
         ...
 
     async def __call__(self, messages: list[tuple[str, str]], system: str | None, max_tokens: int) -> tuple[str, str]:
@@ -137,6 +154,19 @@ class ClientFeatures:
     frontend: Frontend = field(default_factory=Frontend)  # shows the notices, asks the questions (default: nobody)
     sessions: dict[str, Any] = field(default_factory=dict)  # server name -> live ClientSession
     journal: list[dict[str, str]] = field(default_factory=list)  # sampling decisions not yet on a transcript row
+    _capped: dict[str, set[asyncio.Event]] = field(default_factory=dict)  # server -> its tool calls under way
+    _told_limit: set[str] = field(default_factory=set)  # servers told "limit reached" since their last grant
+
+    @contextmanager
+    def capped(self, server: str) -> Iterator[asyncio.Event]:
+        """Set while a tool call of `server` runs, once its sampling reached the turn's limit: the
+        call ends then (client/engine/mcp/server.py), even when the server keeps asking."""
+        event = asyncio.Event()
+        self._capped.setdefault(server, set()).add(event)
+        try:
+            yield event
+        finally:
+            self._capped[server].discard(event)
 
     def drain_journal(self) -> list[dict[str, str]]:
         """Sampling records since the last call (the permission gate puts them on the tool's result)."""
@@ -199,6 +229,8 @@ class ClientFeatures:
         msgs = sampling_text(params)
         first = next((text for role, text in msgs if role == "user"), msgs[0][1] if msgs else "")
         summary = " ".join(first.split())[:200]
+        if self.sampler is not None and not self.sampler.room():  # never asked: it could not run
+            return self._over_limit(server, summary)
         if self.yes:
             ok, why = True, "yes"
         else:
@@ -216,6 +248,9 @@ class ClientFeatures:
             self.emit("sampling_over_budget", server=server, used=used, budget=budget)
             self._record(server, "deny:budget", summary)
             return types.ErrorData(code=types.INVALID_PARAMS, message=f"request needs {used} tokens, budget {budget}")
+        if not self.sampler.take():  # others took the last calls while this one was asked
+            return self._over_limit(server, summary)
+        self._told_limit.discard(server)
         self.emit("sampling_request", server=server, text=summary)
         max_tokens = max(1, min(params.max_tokens or max_output, max_output))
         try:
@@ -228,6 +263,18 @@ class ClientFeatures:
         self._record(server, "allow:" + why, summary, " ".join(text.split()))
         return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text=text),
                                          model=model, stop_reason="endTurn")
+
+    def capped_text(self) -> str:
+        return SAMPLING_CAPPED_TEXT.format(max=self.sampler.limit if self.sampler is not None else 0)
+
+    def _over_limit(self, server: str, summary: str) -> types.ErrorData:
+        if server not in self._told_limit:  # one line, however often it asks again
+            self._told_limit.add(server)
+            self.emit("sampling_limit", server=server, max=self.sampler.limit if self.sampler is not None else 0)
+        self._record(server, "deny:limit", summary)
+        for event in self._capped.get(server, ()):
+            event.set()
+        return types.ErrorData(code=types.INVALID_REQUEST, message=self.capped_text())
 
     # -- roots ------------------------------------------------------------------
     def list_roots(self, server: str | None = None) -> types.ListRootsResult:

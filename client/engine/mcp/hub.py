@@ -2,7 +2,12 @@
 
 Unlike `MultiServerMCPClient.get_tools()`, a server that fails to start or
 dies takes only its own tools with it. Names that collide across servers are
-prefixed with the server name. Each tool call goes through our own coroutine:
+prefixed with the server name, and so is a tool of another server that would take a
+built-in name (bundled.py: `tool_search`, and the bundled search's tools while it is configured);
+a name once given never changes nor goes to another tool.
+Tools are offered before their server is up when they are known (the bundled server's,
+shipped with the client; any other's last listing, saved_tools.py); every call is then
+checked against the live definition first (live_check.py). Each tool call goes through our own coroutine:
 results become text (results.py), failures become error tool results (the
 turn completes), a dead server is reconnected on its next call, and progress
 notifications reach the frontend the hub was built with (`Frontend.progress`,
@@ -26,10 +31,14 @@ from client.core.tool_schema import for_model
 from client.core.toolprint import tool_print
 from client.engine.events import notify
 from client.engine.frontend import Frontend, ToolProgress
+from client.engine.mcp import live_check
+from client.engine.mcp.bundled import reserved_names
+from client.engine.mcp.live_check import tool_definition
 from client.engine.mcp.permissions import CallInfo, Permissions, ToolKey, Verdict, is_read_only
 from client.engine.mcp.features import ClientFeatures
 from client.engine.mcp.oversize import oversize
 from client.engine.mcp.results import result_text
+from client.engine.mcp.saved_tools import SavedTools
 from client.engine.mcp.server import ServerConn, ServerGone
 from client.engine.mcp.specs import ServerSpec, bundled_spec
 from client.engine.mcp.starting import OFF, ServerFleet
@@ -38,36 +47,41 @@ from client.engine.mcp.starting import OFF, ServerFleet
 SERVER_GONE = "MCP server '{name}' is unreachable ({err}). It will be reconnected on the next call."
 
 
-__all__ = ["ToolHub", "ToolProgress"]  # ToolProgress: client/engine/frontend.py, re-exported for the ui
+__all__ = ["ToolHub", "ToolProgress", "tool_definition"]  # ToolProgress: client/engine/frontend.py, for the ui
 _FN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 class ToolHub(ServerFleet):
     def __init__(self, specs: list[ServerSpec] | None = None, debug: bool = False,
                  permissions: Permissions | None = None, features: ClientFeatures | None = None,
-                 frontend: Frontend | None = None, errlog: IO[str] | None = None) -> None:
+                 frontend: Frontend | None = None, errlog: IO[str] | None = None,
+                 saved: SavedTools | None = None) -> None:
         """`frontend`: where tools' progress goes (default: nowhere); `errlog`: where stdio servers'
-        stderr goes (the ui's own stream with --debug; None: a private file, its last line in errors).
+        stderr goes (the ui's own stream with --debug; None: a private file, its last line in errors);
+        `saved`: the user's saved tool lists (None: none read or written).
         The servers start with `start()` (background) or `connect()` (waited for): starting.py."""
         self.permissions = permissions or Permissions()  # who may run what (permissions.py)
         self.frontend = frontend or Frontend()
-        super().__init__(specs if specs is not None else [bundled_spec()], features, errlog)
+        self.tools: list[BaseTool] = []
+        self.owner: dict[str, tuple[ServerConn, types.Tool]] = {}  # tool name -> (server, MCP tool)
+        self._names: dict[tuple[str, str], str] = {}  # (server, MCP tool) -> its function name, kept once given
+        super().__init__(specs if specs is not None else [bundled_spec()], features, errlog, saved)
         if not debug:  # the SDK logs tracebacks (e.g. a server printing non-JSON); we report one line
             sdk_log = logging.getLogger("mcp")
             if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
                 sdk_log.addHandler(logging.NullHandler())
             sdk_log.propagate = False
-        self.tools: list[BaseTool] = []
-        self.owner: dict[str, tuple[ServerConn, types.Tool]] = {}  # tool name -> (server, MCP tool)
-        self._names: dict[tuple[str, str], str] = {}  # (server, MCP tool) -> its function name, kept once given
 
     async def refresh(self) -> bool:
         """Before a turn: the servers whose listing is stale list their tools again (listing.py).
-        True when the tool set changed: the agent is then rebuilt with `tools`."""
-        changed = any(await asyncio.gather(*(s.refresh_tools() for s in self.servers)))
-        if changed:
+        True when the tool set changed (there, or at a reconnect): the agent is then rebuilt with `tools`."""
+        await asyncio.gather(*(s.refresh_tools() for s in self.servers))
+        for server in self.servers:
+            self._keep(server)
+        if any(self._built.get(s.spec.name) != s.generation for s in self._offered()):
             self._build_tools()
-        return changed
+            return True
+        return False
 
     async def late_tool(self, name: str) -> BaseTool | None:
         """The tool `name` when the model asks for one the agent was not built with: a server still
@@ -104,31 +118,36 @@ class ToolHub(ServerFleet):
 
     def _build_tools(self) -> None:
         """The tool list: a name once given stays (a server that comes up later never renames the
-        tools already offered); names that collide are prefixed with the server's name."""
+        tools already offered) and is never given to another tool; names that collide are prefixed
+        with the server's name, and so is another server's tool named like a built-in one."""
         pairs = [(s, tool) for s in self._offered() for tool in s.tools]
         counts = Counter(_fn_name(tool.name) for _, tool in pairs)
-        kept = {self._names[k] for k in ((s.spec.name, tool.name) for s, tool in pairs) if k in self._names}
+        bundled = any(s.spec.bundled for s in self.servers) or any(spec.bundled for spec in self.disabled)
+        given, reserved = set(self._names.values()), reserved_names(bundled)
         self.tools, self.owner = [], {}
         for server, tool in pairs:
             key = (server.spec.name, tool.name)
             name = self._names.get(key)
             if name is None or name in self.owner:
+                theirs = reserved if not server.spec.bundled else frozenset()
                 name = _fn_name(tool.name)
-                if counts[name] > 1 or name in kept:
+                if counts[name] > 1 and name not in reserved or name in given or name in theirs:
                     name = _fn_name(f"{server.spec.name}_{tool.name}")
                 base, n = name, 2
-                while name in self.owner or name in kept:
+                while name in self.owner or name in given or name in theirs:
                     name, n = f"{base[:60]}_{n}", n + 1
                 self._names[key] = name
+                given.add(name)
             self.owner[name] = (server, tool)
             self.tools.append(self._lc_tool(name, server, tool))
+        self._built = {s.spec.name: s.generation for s in self._offered()}
         self.version += 1
 
     def _lc_tool(self, name: str, server: ServerConn, tool: types.Tool) -> BaseTool:
         schema = for_model(tool.input_schema)  # the server's own schema, safe to show a model
 
         async def run(**kwargs: Any) -> str:
-            return await self.invoke(name, kwargs)
+            return await self.invoke(name, kwargs, server, tool)
 
         return StructuredTool(
             name=name,
@@ -136,14 +155,20 @@ class ToolHub(ServerFleet):
             args_schema=schema,
             coroutine=run,
             handle_tool_error=True,  # ToolException -> error tool message, the turn goes on
-            metadata={"mcp_server": server.spec.name, "mcp_tool": tool.name},
+            # mcp_offered: the definition the model was given, checked against the live one (authorize)
+            metadata={"mcp_server": server.spec.name, "mcp_tool": tool.name, "mcp_offered": tool},
         )
 
-    async def invoke(self, name: str, args: dict) -> str:
-        """Call tool `name`; text for the model, or ToolException with the error text."""
-        if name not in self.owner:  # the server took it away since the agent was built
-            raise ToolException(f"MCP tool '{name}' is no longer offered.")
-        server, tool = self.owner[name]
+    async def invoke(self, name: str, args: dict, server: ServerConn | None = None,
+                     offered: types.Tool | None = None) -> str:
+        """Call tool `name` (as `offered` by `server`: the tool the agent holds); text for the model,
+        or ToolException with the error text."""
+        if server is None or offered is None:
+            if name not in self.owner:  # the server took it away since the agent was built
+                raise ToolException(f"MCP tool '{name}' is no longer offered.")
+            server, offered = self.owner[name]
+        await self._up(server)
+        tool = self._live(server, offered.name) or offered
         last: list[tuple[float, float | None, str | None]] = []
 
         async def progress(done: float, total: float | None, message: str | None) -> None:
@@ -171,19 +196,42 @@ class ToolHub(ServerFleet):
             raise ToolException(text)
         return text
 
-    async def authorize(self, name: str, args: dict) -> Verdict | None:
-        """May tool `name` run with `args`? None for a name that is not one of our MCP tools."""
-        if name not in self.owner:
-            return None
-        server, tool = self.owner[name]
-        tool = next((t for t in server.tools if t.name == tool.name), tool)  # as listed since a reconnect
-        hints = tool.annotations
-        call = CallInfo(ToolKey(server.spec.name, tool.name), server.spec.where,
-                        _read_only(tool), frozenset(server.spec.always_allow), tool_print(tool_definition(tool)))
+    async def authorize(self, name: str, args: dict, offered: BaseTool | None = None) -> Verdict | None:
+        """May tool `name` run with `args`? None for a name that is not one of our MCP tools.
+        `offered`: the tool the agent holds (its definition is the one the model read)."""
+        meta = (offered.metadata or {}) if offered is not None else {}
+        server = next((s for s in self.servers if s.spec.name == meta.get("mcp_server")), None)
+        tool = meta.get("mcp_offered")
+        if server is None or not isinstance(tool, types.Tool):
+            if name not in self.owner:
+                return None
+            server, tool = self.owner[name]
+        await self._up(server)
+        if not server.live:
+            return live_check.unreachable(server.spec.name, tool.name, server.error or server.state)
+        live = self._live(server, tool.name) if server.state != OFF else None  # switched off: its tools are gone
+        stale = live_check.check(server.spec.name, tool, live, args)
+        if stale is not None or live is None:
+            return stale
+        hints = live.annotations
+        call = CallInfo(ToolKey(server.spec.name, live.name), server.spec.where,
+                        _read_only(live), frozenset(server.spec.always_allow), tool_print(tool_definition(live)))
         return await self.permissions.check(call, args, hints.destructive_hint if hints else None, server.spec.redact)
 
+    async def _up(self, server: ServerConn) -> None:
+        """A server whose tools were offered before it listed them: its start, waited for (within its
+        start-up timeout, like a late tool's)."""
+        if not server.live:
+            await self.wait([server.spec.name])
+
+    @staticmethod
+    def _live(server: ServerConn, tool: str) -> types.Tool | None:
+        return next((t for t in server.tools if t.name == tool), None) if server.live else None
+
     def tool_of(self, name: str) -> tuple[str, str]:
-        """Function name -> (server, MCP tool name)."""
+        """Function name -> (server, MCP tool name); ("?", name) for a name no longer offered."""
+        if name not in self.owner:
+            return "?", name
         server, tool = self.owner[name]
         return server.spec.name, tool.name
 
@@ -206,15 +254,6 @@ class ToolHub(ServerFleet):
 def _fn_name(name: str) -> str:
     """A function name every OpenAI-compatible endpoint accepts."""
     return _FN_NAME.sub("_", name).strip("_")[:64] or "tool"
-
-
-def tool_definition(tool: types.Tool) -> dict[str, Any]:
-    """What an approval is bound to, as plain data (client/core/toolprint.py): the SDK's field
-    names stop here."""
-    hints = tool.annotations
-    # by_alias: the wire names (readOnlyHint, ...), as SDK 1.x dumped them, so approvals saved before stay bound
-    return {"description": tool.description, "title": tool.title, "input_schema": tool.input_schema,
-            "annotations": hints.model_dump(mode="json", by_alias=True, exclude_none=True) if hints else {}}
 
 
 def _read_only(tool: types.Tool) -> bool:

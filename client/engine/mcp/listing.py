@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
+from typing import Any, Literal
 
 from mcp import types
 from mcp.client.session import ClientSession
@@ -29,6 +29,8 @@ RELISTEN = 30.0  # seconds before opening a listen stream again after one ended
 class Listing:
     def __init__(self) -> None:
         self.fresh_until = 0.0  # monotonic time the tool listing stops being fresh (a 2026 ttlMs; 0: at once)
+        self.ttl_ms = 0  # the last tool listing's ttlMs and cacheScope (a 2025 server sends neither: 0, private)
+        self.scope: Literal["public", "private"] = "private"
         self.stale = False  # the server said the tools changed
         self.listening = False  # a subscriptions/listen stream is open: changes are told, not polled
         self.lists: dict[str, tuple[float, list]] = {}  # "prompts"/"resources" -> (fresh until, items)
@@ -38,14 +40,19 @@ class Listing:
         tools: list[types.Tool] = []
         cursor: str | None = None
         ttl_ms: int | None = None
+        public = True
         for _ in range(PAGES):
             page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
             tools.extend(page.tools)
             ttl_ms = page.ttl_ms if ttl_ms is None else min(ttl_ms, page.ttl_ms)
+            public = public and page.cache_scope == "public"
             cursor = page.next_cursor
             if not cursor:
                 break
+        modern = era.modern(session)
         self.stale = False
+        self.ttl_ms = (ttl_ms or 0) if modern else 0
+        self.scope = "public" if modern and public else "private"
         self.fresh_until = time.monotonic() + (ttl_ms or 0) / 1000
         return tools
 

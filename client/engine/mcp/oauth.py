@@ -8,6 +8,11 @@ the config (`oauth.clientId` / `clientSecret` / `scope`), and how the user reach
 authorization URL: an event with the URL (the UI prints it and opens the browser) or, in the
 documented headless mode (`MCP_CHAT_OAUTH_HEADLESS=1`, for tests and CI), an HTTP GET of the URL
 whose redirect lands on the loopback callback.
+
+Two rules for what the servers send (issue 50): the callback answers only the `state` of the
+authorization URL it belongs to (another local user's `error=` is ignored, not the end of the
+login), and the client's registration and token requests go to the authorization server's own
+origin; another origin (metadata can name any host and port) is asked about, refused unasked.
 """
 
 from __future__ import annotations
@@ -18,11 +23,11 @@ import json
 import os
 import warnings
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, AsyncGenerator, Awaitable, Callable
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
-from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider
+from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider, OAuthFlowError
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
 from client.core.paths import data_dir, safe_name
@@ -106,18 +111,25 @@ class FileTokenStorage:
 
 
 class LoopbackCallback:
-    """A one-shot HTTP listener on 127.0.0.1 that receives ?code=...&state=...[&iss=...]"""
+    """A one-shot HTTP listener on 127.0.0.1 that receives ?code=...&state=...[&iss=...]: only the
+    `state` of the authorization URL it waits for (`expect`); anything else is answered 400 and
+    changes nothing, so another local user cannot end a login with a forged `error=`."""
 
     def __init__(self, port: int = 0) -> None:
         self.port = port
         self._server: asyncio.AbstractServer | None = None
         self._result: asyncio.Future[AuthorizationCodeResult] | None = None
+        self._state: str | None = None
 
     async def start(self) -> str:
         self._result = asyncio.get_running_loop().create_future()
         self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
         self.port = self._server.sockets[0].getsockname()[1]
         return f"http://127.0.0.1:{self.port}/callback"
+
+    def expect(self, authorization_url: str) -> None:
+        """The login under way: its URL's `state` is the only one answered."""
+        self._state = (parse_qs(urlsplit(authorization_url).query).get("state") or [None])[0]
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -126,20 +138,27 @@ class LoopbackCallback:
                 pass
             target = line.split(" ")[1] if line.count(" ") >= 2 else "/"
             query = parse_qs(urlsplit(target).query)
-            ok = urlsplit(target).path == "/callback" and ("code" in query or "error" in query)
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n" + PAGE
-                         if ok else b"HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n")
+            if urlsplit(target).path != "/callback" or not ("code" in query or "error" in query):
+                writer.write(b"HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n")
+            elif self._state is None or query.get("state") != [self._state]:  # not this login's
+                writer.write(b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n")
+            else:
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n" + PAGE)
+                self._resolve(query)
             await writer.drain()
-            if ok and self._result is not None and not self._result.done():
-                if "code" in query:  # iss: the SDK checks it against the authorization server (RFC 9207)
-                    self._result.set_result(AuthorizationCodeResult(
-                        code=query["code"][0], state=query.get("state", [None])[0], iss=query.get("iss", [None])[0]))
-                else:
-                    self._result.set_exception(RuntimeError(f"authorization failed: {query['error'][0]}"))
         except (OSError, asyncio.TimeoutError, IndexError):
             pass
         finally:
             writer.close()
+
+    def _resolve(self, query: dict[str, list[str]]) -> None:
+        if self._result is None or self._result.done():
+            return
+        if "code" in query:  # iss: the SDK checks it against the authorization server (RFC 9207)
+            self._result.set_result(AuthorizationCodeResult(
+                code=query["code"][0], state=self._state, iss=query.get("iss", [None])[0]))
+        else:
+            self._result.set_exception(RuntimeError(f"authorization failed: {query['error'][0]}"))
 
     async def wait(self) -> AuthorizationCodeResult:
         assert self._result is not None
@@ -151,10 +170,63 @@ class LoopbackCallback:
             self._server = None
 
 
+Confirm = Callable[[str], Awaitable[bool | None]]  # "may credentials go to <url>?"; None: nobody to ask
+
+
+def origin(url: str) -> tuple[str, str, int | None]:
+    u = httpx2.URL(url)
+    return u.scheme, u.host, u.port or {"http": 80, "https": 443}.get(u.scheme)
+
+
+class SameOrigin:
+    """Mixed into the SDK's providers: every POST of the flow (registration, token, refresh) goes to
+    the authorization server's origin (its metadata's issuer; without metadata the SDK uses the
+    server's own origin), or to one the user allowed (`confirm`) in this process. Else the flow
+    stops with OAuthFlowError, nothing sent."""
+
+    confirm: Confirm | None = None
+    context: Any
+
+    def _home(self) -> str:
+        meta = self.context.oauth_metadata
+        return str(meta.issuer) if meta is not None else self.context.server_url
+
+    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        flow = super()._auth_flow(request)  # type: ignore[misc]
+        allowed: set[tuple[str, str, int | None]] = set()
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                if outgoing is not request and outgoing.method == "POST":
+                    await self._check(str(outgoing.url), allowed)
+                outgoing = await flow.asend((yield outgoing))
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
+
+    async def _check(self, url: str, allowed: set[tuple[str, str, int | None]]) -> None:
+        home, there = self._home(), origin(url)
+        if there == origin(home) or there in allowed:
+            return
+        answer = await self.confirm(f"{url} ({home})") if self.confirm is not None else None
+        if answer is not True:
+            raise OAuthFlowError(f"refused to send OAuth credentials to {url}: not on the authorization server's "
+                                 f"origin ({home})")
+        allowed.add(there)
+
+
+def guarded(cls: type[OAuthClientProvider], confirm: Confirm | None) -> type[OAuthClientProvider]:
+    """`cls` with the SameOrigin rule, asking through `confirm`."""
+    return type(f"SameOrigin{cls.__name__}", (SameOrigin, cls), {"confirm": staticmethod(confirm) if confirm else None})
+
+
 async def oauth_provider(server_url: str, user: str, conf: dict[str, Any], callback: LoopbackCallback,
-                         on_url: Callable[[str], None], on_login: Callable[[bool], None]) -> OAuthClientProvider:
+                         on_url: Callable[[str], None], on_login: Callable[[bool], None],
+                         confirm: Confirm | None = None) -> OAuthClientProvider:
     """An httpx2 auth for one remote server. `on_url(url)` shows the authorization URL (not headless);
-    `on_login(True/False)` marks a login in progress, so start-up waits for the user.
+    `on_login(True/False)` marks a login in progress, so start-up waits for the user; `confirm(url)`
+    asks whether credentials may go to an endpoint off the authorization server's origin.
 
     `"grant": "client_credentials"` is the machine-to-machine extension (no user, no browser): a
     client secret, or a private key that signs a JWT assertion (RFC 7523). Credentials given in the
@@ -163,7 +235,7 @@ async def oauth_provider(server_url: str, user: str, conf: dict[str, Any], callb
     secret = conf.get("clientSecret")
     issuer = conf.get("issuer") or None
     if conf.get("grant") == "client_credentials":
-        return _client_credentials(server_url, user, conf, scope, secret, issuer)
+        return _client_credentials(server_url, user, conf, scope, secret, issuer, confirm)
     redirect_uri = await callback.start()
     # RFC 7591's default for a confidential client is HTTP Basic; "tokenEndpointAuthMethod" overrides it
     method = conf.get("tokenEndpointAuthMethod") or ("client_secret_basic" if secret else "none")
@@ -177,6 +249,7 @@ async def oauth_provider(server_url: str, user: str, conf: dict[str, Any], callb
     storage = FileTokenStorage(user, server_url, redirect_uri, preset)
 
     async def redirect(url: str) -> None:
+        callback.expect(url)
         on_login(True)
         if headless():
             async with httpx2.AsyncClient(follow_redirects=True, timeout=30) as http:
@@ -192,13 +265,14 @@ async def oauth_provider(server_url: str, user: str, conf: dict[str, Any], callb
 
     # a client ID metadata document (CIMD) the user hosts: used before registration when the
     # authorization server supports it; its redirect_uris must allow the loopback callback (docs/mcp.md)
-    return OAuthClientProvider(server_url, metadata, storage, redirect_handler=redirect,
-                               callback_handler=wait_callback,  # the wait is bounded by FLOW_TIMEOUT
-                               client_metadata_url=conf.get("clientMetadataUrl") or None)
+    return guarded(OAuthClientProvider, confirm)(
+        server_url, metadata, storage, redirect_handler=redirect,
+        callback_handler=wait_callback,  # the wait is bounded by FLOW_TIMEOUT
+        client_metadata_url=conf.get("clientMetadataUrl") or None)
 
 
 def _client_credentials(server_url: str, user: str, conf: dict[str, Any], scope: str | None, secret: str | None,
-                        issuer: str | None) -> OAuthClientProvider:
+                        issuer: str | None, confirm: Confirm | None) -> OAuthClientProvider:
     from mcp.client.auth.extensions.client_credentials import (ClientCredentialsOAuthProvider,
                                                                PrivateKeyJWTOAuthProvider, SignedJWTParameters)
 
@@ -210,8 +284,8 @@ def _client_credentials(server_url: str, user: str, conf: dict[str, Any], scope:
         if key:
             signer = SignedJWTParameters(issuer=client_id, subject=client_id, signing_key=key,
                                          signing_algorithm=conf.get("signingAlgorithm") or "RS256")
-            return PrivateKeyJWTOAuthProvider(server_url, storage, client_id, signer.create_assertion_provider(),
-                                              scope=scope, issuer=issuer)
+            return guarded(PrivateKeyJWTOAuthProvider, confirm)(
+                server_url, storage, client_id, signer.create_assertion_provider(), scope=scope, issuer=issuer)
         method = conf.get("tokenEndpointAuthMethod") or "client_secret_basic"
-        return ClientCredentialsOAuthProvider(server_url, storage, client_id, str(secret or ""), method,
-                                              scope=scope, issuer=issuer)
+        return guarded(ClientCredentialsOAuthProvider, confirm)(
+            server_url, storage, client_id, str(secret or ""), method, scope=scope, issuer=issuer)

@@ -54,9 +54,11 @@ class Verdict:
     # allowed: read_only | always_allow | session | saved | yes | once | always
     # denied:  user (answered no) | no_terminal (nobody to ask) | no_answer (the question failed)
     #          | changed (approved before, the tool changed since, nobody to ask)
+    #          | gone | redefined | unreachable | bad_args (not the live definition: live_check.py)
     reason: str
     save_error: str = ""  # "always" was answered but could not be saved: why (the gate tells the turn)
     changed: tuple[str, ...] = ()  # what changed since the tool was approved (toolprint.PARTS)
+    text: str = ""  # what the model reads instead of the denial (a live-definition check's sentence)
 
     @property
     def label(self) -> str:
@@ -108,6 +110,8 @@ def answered(answer: str) -> Verdict:
 
 def denial_text(verdict: Verdict, server: str, tool: str) -> str:
     """The tool result the model gets instead of running the call."""
+    if verdict.text:
+        return verdict.text
     why = {
         "no_terminal": "it needs the user's approval and this session cannot ask (no terminal, no --yes)",
         "no_answer": "the approval question could not be answered",

@@ -35,6 +35,17 @@ class ModelSampler:
     def max_output(self) -> int:
         return self.models.current.max_output
 
+    @property
+    def limit(self) -> int:
+        return self.models.calls.limit
+
+    def room(self) -> bool:
+        return self.models.calls.room()
+
+    def take(self) -> bool:
+        """One model call of the running turn (client/engine/model_calls.py); False: none left."""
+        return self.models.calls.take()
+
     async def __call__(self, messages: list[tuple[str, str]], system: str | None, max_tokens: int) -> tuple[str, str]:
         stack = self.models.current
         lc: list[BaseMessage] = [SystemMessage(system)] if system else []

@@ -19,7 +19,7 @@ import asyncio
 import os
 import tempfile
 import time
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, nullcontext
 from typing import IO, Awaitable, Callable
 
 import anyio
@@ -66,7 +66,9 @@ class ServerConn:
             features.own_dirs.add(spec.name)
         self.state = "idle"  # idle | connecting | connected | dead | failed | closed
         self.error: str | None = None
-        self.tools: list[types.Tool] = []
+        self.tools: list[types.Tool] = []  # as last listed; before that, as saved or shipped (hub.py)
+        self.live = False  # `tools` came from this server in this process (a call is checked against them)
+        self.generation = 0  # bumped whenever `tools` is listed anew
         self.session: ClientSession | None = None
         self.protocol: str | None = None  # the revision it speaks (era.py), once connected
         self.listing = Listing()  # when to list again (ttlMs, subscriptions/listen, list_changed)
@@ -139,7 +141,8 @@ class ServerConn:
                 self.opened.set()
                 await era.negotiate(session, self.spec.protocol, self._deadline)
                 self.protocol = session.protocol_version
-                self.tools = await self.listing.tools(session)
+                self._listed(await self.listing.tools(session))
+                self.live = True
                 self.session, self.state = session, "connected"
                 if self.features is not None:
                     self.features.sessions[self.spec.name] = session
@@ -213,8 +216,11 @@ class ServerConn:
         def on_login(active: bool) -> None:
             self.logging_in = active
 
+        async def confirm(url: str) -> bool | None:  # credentials to an endpoint off the authorization server
+            return await f.frontend.confirm("oauth_endpoint", s.name, url)
+
         return await oauth_provider(s.url, f.user, s.oauth, callback,
-                                    lambda url: f.show_login(s.name, url), on_login)
+                                    lambda url: f.show_login(s.name, url), on_login, confirm)
 
     async def _note(self, response: httpx2.Response) -> None:
         """The SDK 2.x turns a refused HTTP request into a JSON-RPC error without its status: keep it."""
@@ -252,9 +258,16 @@ class ServerConn:
             tools = await asyncio.wait_for(self.listing.tools(session), RESTART_TIMEOUT)
         except Exception:  # noqa: BLE001
             return False
-        before = [t.model_dump(by_alias=True, exclude_none=True) for t in self.tools]
-        self.tools = tools
-        return [t.model_dump(by_alias=True, exclude_none=True) for t in tools] != before
+        return self._listed(tools)
+
+    def _listed(self, tools: list[types.Tool]) -> bool:
+        """Take a listing; True (and a new generation) when it differs from the tools held. The same
+        definitions keep the objects held (offered before the server was up: nothing to rebuild)."""
+        if [t.model_dump(by_alias=True, exclude_none=True) for t in tools] == \
+                [t.model_dump(by_alias=True, exclude_none=True) for t in self.tools]:
+            return False
+        self.tools, self.generation = tools, self.generation + 1
+        return True
 
     async def call(self, tool: types.Tool, args: dict, progress: ProgressFn | None = None) -> types.CallToolResult:
         """One tool call; ServerGone when the server is or goes away during it. A server that no
@@ -289,15 +302,20 @@ class ServerConn:
             request = asyncio.wait_for(era.call_as_task(session, self._dispatcher, tool.name, args, progress), timeout)
         else:
             request = era.call_tool(session, tool.name, args, timeout, progress)
-        call = asyncio.ensure_future(request)
-        ended = asyncio.ensure_future(self._ended.wait())
-        try:
-            await asyncio.wait({call, ended}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            ended.cancel()
-            if not call.done():
-                call.cancel()
-                await asyncio.gather(call, return_exceptions=True)
+        with self.features.capped(self.spec.name) if self.features else nullcontext(asyncio.Event()) as capped:
+            call = asyncio.ensure_future(request)
+            ended = asyncio.ensure_future(self._ended.wait())
+            over = asyncio.ensure_future(capped.wait())  # its sampling reached the turn's limit (features.py)
+            try:
+                await asyncio.wait({call, ended, over}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                ended.cancel()
+                over.cancel()
+                if not call.done():
+                    call.cancel()
+                    await asyncio.gather(call, return_exceptions=True)
+        if capped.is_set() and self.features is not None:
+            return error_result(self.features.capped_text())
         if call.cancelled():
             raise ServerGone(self.error or "connection closed")
         err = call.exception()

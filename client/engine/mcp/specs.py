@@ -22,6 +22,7 @@ error text that names the field; the file format is the unit a reader looks for.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -44,7 +45,8 @@ TRANSPORTS = {
 # an entry's "protocol": how client/engine/mcp/era.py connects (the 2025 revisions all use the handshake)
 PROTOCOLS = {"auto": "auto", "legacy": "legacy", "2026-07-28": "2026-07-28",
              **dict.fromkeys(("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"), "legacy")}
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_VAR = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")  # ${VAR}; VS Code's ${env:VAR}
+_INPUT = re.compile(r"\$\{input:[^}]*\}")  # VS Code's prompted inputs: nothing here can answer them
 NAVER_KEYS = ("NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET")
 OAUTH_EXPANDED = ("clientId", "clientSecret", "scope", "clientMetadataUrl", "issuer", "privateKey")  # take ${VAR}
 OAUTH_GRANTS = ("authorization_code", "client_credentials")
@@ -171,15 +173,28 @@ def load_config(path: str) -> list[ServerSpec]:
         doc = json.loads(raw)
     except json.JSONDecodeError as e:
         raise ConfigError("mcp_config_json", path=path, line=e.lineno, col=e.colno, err=e.msg) from None
-    servers = doc.get("mcpServers", doc.get("servers")) if isinstance(doc, dict) else None
-    if not isinstance(servers, dict):
-        raise ConfigError("mcp_config_shape", path=path)
+    servers = _servers(doc, path)
     specs = []
     for name, entry in servers.items():
         spec = parse_entry(str(name), entry, path)
         if spec is not None:
             specs.append(spec)
     return specs
+
+
+def _servers(doc: Any, path: str) -> dict:
+    """The file's servers: `mcpServers` (Claude Desktop, Cursor, ...) or `servers` (VS Code), not both;
+    a file with neither names the keys it has and the one meant ("mcpServer": a typo)."""
+    if isinstance(doc, dict) and "mcpServers" in doc and "servers" in doc:
+        raise ConfigError("mcp_config_both", path=path)
+    servers = doc.get("mcpServers", doc.get("servers")) if isinstance(doc, dict) else None
+    if isinstance(servers, dict):
+        return servers
+    keys = [str(k) for k in doc] if isinstance(doc, dict) else []
+    near = difflib.get_close_matches("mcpServers", keys, n=1, cutoff=0.6)
+    if near and near[0] != "mcpServers":
+        raise ConfigError("mcp_config_typo", path=path, found=near[0])
+    raise ConfigError("mcp_config_shape", path=path, keys=", ".join(json.dumps(k, ensure_ascii=False) for k in keys[:5]) or "-")
 
 
 def config_secrets(path: str) -> None:
@@ -323,6 +338,8 @@ def _parse_entry(name: str, entry: dict, path: str, bad: Any) -> ServerSpec:
 def _expand_named(text: str, name: str, path: str) -> tuple[str, list[tuple[str, str]]]:
     """Replace `${VAR}` / `${VAR:-default}`; return the text and the (variable, value) pairs used."""
     used: list[tuple[str, str]] = []
+    if _INPUT.search(text):
+        raise ConfigError("mcp_config_input", path=path, name=name, ref=_INPUT.search(text).group(0))  # type: ignore[union-attr]
 
     def sub(m: re.Match[str]) -> str:
         value = os.environ.get(m.group(1))

@@ -1,11 +1,16 @@
-"""The MCP servers of a session starting in the background, each on its own (issue 41).
+"""The MCP servers of a session starting in the background, each on its own (issues 41, 48).
 
-No server holds the prompt or a message up: `start()` launches one task per server and returns;
-a server that comes up joins `order` (the servers whose tools are offered, in the order they came
+No server holds the prompt up: `start()` launches one task per server and returns. A server whose
+tools are known before it is up (the bundled one's, shipped with the client; another's last listing,
+saved per user: saved_tools.py) is in `order` from the start, in the configuration's order, so the
+very first request carries its tools; its live listing replaces them once it is up (and is saved for
+the next launch), and a start that fails takes them out again. A server seen for the first time
+joins `order` when it comes up (the servers whose tools are offered, in the order they came
 up, so a newcomer's tools go at the END of the tool list and the provider's prompt cache of the
-earlier ones holds) and bumps `version`; a server that fails, or passes its start-up timeout
-(`startup_timeout`: the entry's "startupTimeout", else MCP_CHAT_STARTUP_TIMEOUT, else 30 s like
-the peers), is kept in `failures` until the ui reports it once. `connect()` is the same start,
+earlier ones holds) and bumps `version`; `unknown()` names those still starting, which a message
+waits for up to a short grace (`startup_grace`, client/ui/startup.py). A server that fails, or
+passes its start-up timeout (`startup_timeout`: the entry's "startupTimeout", else
+MCP_CHAT_STARTUP_TIMEOUT, else 30 s like the peers), is kept in `failures` until the ui reports it once. `connect()` is the same start,
 waited for (-p, piped input, tests: deterministic, in the configuration's order).
 `disable(name)` / `enable(name)` switch one server for the session (/mcp).
 """
@@ -13,15 +18,23 @@ waited for (-p, piped input, tests: deterministic, in the configuration's order)
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from typing import IO
 
+from mcp import types
+
+from client.engine.mcp.bundled import bundled_tools, dump
 from client.engine.mcp.features import ClientFeatures
+from client.engine.mcp.saved_tools import SavedTools
 from client.engine.mcp.server import START_TIMEOUT, ServerConn
 from client.engine.mcp.specs import ServerSpec
 
 STARTUP_ENV = "MCP_CHAT_STARTUP_TIMEOUT"  # checked by client/ui/env_settings.py
+GRACE_ENV = "MCP_CHAT_STARTUP_GRACE"  # likewise
+GRACE = 3.0  # seconds a message waits for servers seen for the first time
+MAX_GRACE = 10.0
 OFF = "off"  # a ServerConn's state once switched off for the session (/mcp disable)
 
 
@@ -36,18 +49,62 @@ def startup_timeout(spec: ServerSpec) -> float:
     return value if value > 0 else START_TIMEOUT
 
 
+def startup_grace() -> float:
+    """Seconds a message waits for servers whose tools are not known yet (0: it does not wait)."""
+    try:
+        value = float(os.environ.get(GRACE_ENV, "").strip() or GRACE)
+    except ValueError:
+        return GRACE
+    return min(value, MAX_GRACE) if value >= 0 else GRACE
+
+
 class ServerFleet:
     """The servers' lifecycle; ToolHub (hub.py) turns `order` into tools in `_build_tools`."""
 
-    def __init__(self, specs: list[ServerSpec], features: ClientFeatures | None, errlog: IO[str] | None) -> None:
-        self.features, self._errlog = features, errlog
+    def __init__(self, specs: list[ServerSpec], features: ClientFeatures | None, errlog: IO[str] | None,
+                 saved: SavedTools | None = None) -> None:
+        self.features, self._errlog, self.saved = features, errlog, saved
         self.disabled = [s for s in specs if not s.enabled]  # "enabled": false: listed, never started unasked
         self.servers = [ServerConn(s, features, errlog) for s in specs if s.enabled]
-        self.order: list[ServerConn] = []  # up at least once and not switched off, in the order they came up
+        # known before they are up, then up at least once, and not switched off; in the order they came up
+        self.order: list[ServerConn] = []
         self.version = 0  # bumped whenever the tool list is rebuilt
         self.failures: list[ServerConn] = []  # failed starts not reported yet (take_failures)
         self._starts: dict[str, asyncio.Task[bool]] = {}
         self._since: dict[str, float] = {}  # name -> when its current start began
+        self._on_disk: dict[str, str] = {}  # server -> its saved list as last read or written
+        self._kept: dict[str, int] = {}  # server -> the generation of its tools last compared with the saved list
+        self._built: dict[str, int] = {}  # server -> the generation of its tools the list was built from
+        for server in self.servers:
+            known = self._known(server.spec)
+            if known is not None:
+                server.tools = known
+                self.order.append(server)
+        if self.order:
+            self._build_tools()
+
+    def _known(self, spec: ServerSpec) -> list[types.Tool] | None:
+        """Its tools before it is up: shipped (the bundled server), else saved; None when unknown."""
+        if spec.missing:
+            return None
+        if spec.bundled:
+            return bundled_tools()
+        found = self.saved.load(spec) if self.saved is not None else None
+        if found is None:
+            return None
+        self._on_disk[spec.name] = _listing(found.tools, found.ttl_ms, found.scope)
+        return found.tools
+
+    def _keep(self, server: ServerConn) -> None:
+        """Save a server's live listing for the next launch, when it differs from the saved one."""
+        name = server.spec.name
+        if self.saved is None or server.spec.bundled or not server.live or self._kept.get(name) == server.generation:
+            return
+        self._kept[name] = server.generation
+        ttl, scope = server.listing.ttl_ms, server.listing.scope
+        now = _listing(server.tools, ttl, scope)
+        if self._on_disk.get(name) != now and self.saved.save(server.spec, server.tools, ttl, scope) is None:
+            self._on_disk[name] = now
 
     def _build_tools(self) -> None:  # pragma: no cover - ToolHub's
         raise NotImplementedError
@@ -80,11 +137,16 @@ class ServerFleet:
             for w in pending:
                 w.cancel()
 
-    async def wait(self, names: list[str] | None = None) -> None:
-        """Until the starts under way (of `names`, default all) have ended, each within its timeout."""
-        tasks = [t for n, t in self._starts.items() if names is None or n in names]
+    async def wait(self, names: list[str] | None = None, timeout: float | None = None) -> None:
+        """Until the starts under way (of `names`, default all) have ended, each within its start-up
+        timeout, or `timeout` seconds have passed (the starts go on)."""
+        tasks = [t for n, t in self._starts.items() if (names is None or n in names) and not t.done()]
         if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.wait(tasks, timeout=timeout)
+
+    def unknown(self) -> list[str]:
+        """The servers still starting whose tools are not offered yet (seen for the first time)."""
+        return [n for n, _ in self.starting() if not any(s.spec.name == n for s in self.order)]
 
     def _launch(self, server: ServerConn) -> asyncio.Task[bool]:
         name = server.spec.name
@@ -103,11 +165,18 @@ class ServerFleet:
         finally:
             self._since.pop(server.spec.name, None)
         if ok:
-            if server not in self.order:
+            new = server not in self.order
+            if new:
                 self.order.append(server)  # its tools go after those already offered
-            self._build_tools()
-        elif server.state != OFF:
-            self.failures.append(server)
+            self._keep(server)
+            if new or self._built.get(server.spec.name) != server.generation:  # as offered already: nothing to do
+                self._build_tools()
+        else:
+            if server in self.order and not server.live:  # offered from a saved list only: they leave
+                self.order.remove(server)
+                self._build_tools()
+            if server.state != OFF:
+                self.failures.append(server)
         return ok
 
     def starting(self) -> list[tuple[str, float]]:
@@ -153,3 +222,7 @@ class ServerFleet:
             return None
         self.failures = [s for s in self.failures if s is not server]
         return self._launch(server)
+
+
+def _listing(tools: list[types.Tool], ttl_ms: int, scope: str) -> str:
+    return json.dumps([[dump(t) for t in tools], ttl_ms, scope], sort_keys=True)

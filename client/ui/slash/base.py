@@ -44,6 +44,14 @@ class Entry:
     aliases: tuple[str, ...] = field(default=())
 
     @property
+    def shown_hint(self) -> str:
+        """The hint in the UI language: words are translated (`hint_<name>`), symbols stay."""
+        from client.ui.i18n import TABLES, t
+
+        key = f"hint_{self.name}"
+        return t(key) if key in TABLES["ko"] else self.hint
+
+    @property
     def help_key(self) -> str:
         """Its /help line in client/ui/i18n.py."""
         return f"help_{self.name}"

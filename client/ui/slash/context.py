@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from client.core.config import STRATEGIES
 from client.core.faults import one_line
 from client.core.secrets import redact, settings_secrets
 from client.ui.i18n import t
@@ -10,7 +11,7 @@ from client.ui.slash.base import SlashContext
 
 async def context(c: SlashContext, arg: str) -> None:
     if arg and not c.session.set_strategy(arg):
-        c.r.error(t("bad_option", detail=arg))
+        c.r.error(t("opt_bad_choice", opt="/context", value=arg, choices=", ".join(STRATEGIES)))
         return
     rep = await c.session.context_report()
     c.r.line(f"context={rep.strategy} max_turns={rep.keep_turns} summary_after={rep.summary_after} "
@@ -89,7 +90,8 @@ async def forget(c: SlashContext, arg: str) -> None:
 
 
 async def model(c: SlashContext, arg: str) -> None:
-    """/model: the provider's models (current marked); /model NAME: switch for this session."""
+    """/model: the provider's models (current marked); /model NAME: switch until the chat ends, whichever
+    session it is on (the process has one Models: /new and /resume keep it)."""
     from client.engine.models import list_models
 
     try:

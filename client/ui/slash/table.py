@@ -5,8 +5,9 @@ Parsing, /help and dispatch all read this table; the completer (client/ui/tui.py
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
+
+from rich.cells import cell_len
 
 from client.ui.i18n import t
 from client.ui.slash import context as ctx
@@ -91,11 +92,10 @@ def help_text(provider_help: str = "") -> str:
     """Every entry, one line each, in the current UI language; first `provider_help` (which model answers)."""
     rows = [provider_help] if provider_help else []
     for e in TABLE:
-        rows.append(pad(f"  /{e.name} {e.hint}", HELP_COLUMN) + t(e.help_key))
+        rows.append(pad(f"  /{e.name} {e.shown_hint}", HELP_COLUMN) + t(e.help_key))
     return "\n".join(rows)
 
 
 def pad(text: str, cells: int) -> str:
     """ljust by terminal cells: Hangul and other wide characters take two."""
-    width = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-    return text + " " * max(0, cells - width)
+    return text + " " * max(0, cells - cell_len(text))

@@ -1,0 +1,137 @@
+"""The streamed answer at a terminal: finished Markdown blocks go to the scrollback as they end,
+and the live region (rich's Live, client/ui/render_rich.py) holds only the block being written.
+
+A resize while an answer streams left a fragment of the live region above the answer: a terminal
+that reflows (tmux, iTerm2, VTE, kitty...) wraps each line wider than its new width onto more rows,
+and rich moved the cursor up by the lines it had drawn. So the region is small (one block, at most
+half the screen), its lines carry no padding (fewer wrap), and it counts its rows at the width the
+terminal has now before it is drawn again or erased. (tmux keeps the last used row of the screen
+where it was and pushes what grew above it into its history, out of the cursor's reach: only a
+small region stays within it.)
+
+The answer's lines are rendered whole each time (rich's Markdown of the text so far), so a block
+printed early looks exactly as it would in the whole answer: the lines already printed are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from rich._loop import loop_last
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.control import Control
+from rich.live import Live
+from rich.live_render import LiveRender
+from rich.markdown import Markdown
+from rich.segment import Segment
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+class Region(LiveRender):
+    """rich's live region, erased whole after the terminal narrowed (its rows counted at the width
+    the terminal has now), drawn without trailing padding."""
+
+    def __init__(self, *a: object, **kw: object) -> None:
+        super().__init__(*a, **kw)  # type: ignore[arg-type]
+        self._widths: list[int] = []  # cells of each line drawn
+        self._console: Console | None = None
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = [rstrip(line) for line in Segment.split_lines(super().__rich_console__(console, options))]
+        self._widths = [Segment.get_line_length(line) for line in lines]
+        self._console = console
+        for last, line in loop_last(lines):
+            yield from line
+            if not last:
+                yield Segment.line()
+
+    def _reflowed(self) -> None:
+        if self._shape is not None and self._console is not None and self._widths:
+            width = max(1, self._console.width)
+            self._shape = (self._shape[0], sum(max(1, -(-w // width)) for w in self._widths))
+
+    def position_cursor(self) -> Control:
+        self._reflowed()
+        return super().position_cursor()
+
+    def restore_cursor(self) -> Control:
+        self._reflowed()
+        return super().restore_cursor()
+
+
+class RegionLive(Live):
+    """rich's Live over a Region."""
+
+    def __init__(self, *a: object, **kw: object) -> None:
+        super().__init__(*a, **kw)  # type: ignore[arg-type]
+        self._live_render = Region(self.get_renderable(), vertical_overflow=self.vertical_overflow)
+
+
+class Lines:
+    """Rendered lines as a renderable."""
+
+    def __init__(self, lines: Sequence[list[Segment]]) -> None:
+        self.lines = lines
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in self.lines:
+            yield from line
+            yield Segment.line()
+
+
+def rstrip(line: list[Segment]) -> list[Segment]:
+    """A rendered line without the blanks that pad it to the console's width."""
+    line = list(line)
+    while line and not line[-1].control and not line[-1].text.rstrip():
+        line.pop()
+    if line and not line[-1].control:
+        last = line[-1]
+        line[-1] = Segment(last.text.rstrip(), last.style)
+    return line
+
+
+def rendered(console: Console, text: str, *, whole: bool = False) -> list[list[Segment]]:
+    """`text` as Markdown lines at the console's width; without its trailing blank lines unless
+    `whole` (the end of the answer: as printing the Markdown would)."""
+    lines = console.render_lines(Markdown(text), console.options, pad=False)
+    while lines and not whole and not "".join(s.text for s in lines[-1] if not s.control).strip():
+        lines.pop()
+    return lines
+
+
+def _scan(lines: list[str]) -> tuple[int, str, int]:
+    """(where the last blank line outside a code fence starts, the fence still open or "", where
+    its opening line starts) over `lines` of a text."""
+    end, fence, pos, opened, seen = 0, "", 0, 0, False
+    for line in lines:
+        m = _FENCE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = ""
+        elif m:
+            fence, opened = m.group(1), pos
+        elif not line.strip() and seen:
+            end = pos
+        seen = seen or bool(line.strip())
+        pos += len(line) + 1
+    return end, fence, opened
+
+
+def open_fence(text: str) -> str:
+    """The opening line of the code fence `text` ends inside, or ""."""
+    _, fence, opened = _scan(text.split("\n"))
+    return text[opened:].split("\n", 1)[0] if fence else ""
+
+
+def finished(text: str) -> tuple[int, str]:
+    """(where the finished part of `text` ends, what closes it): its blocks up to its last blank
+    line outside a code fence; inside a fence still open, its lines written so far too (a long
+    code block scrolls by as it is written), closed by the fence. (0, "") when nothing is finished."""
+    lines = text.split("\n")[:-1]  # the last line may still grow
+    end, fence, opened = _scan(lines)
+    whole = sum(len(line) + 1 for line in lines)
+    if fence and whole > text.index("\n", opened) + 1:  # a line of code is whole
+        return whole - 1, "\n" + fence
+    return end, ""
