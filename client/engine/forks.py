@@ -1,5 +1,5 @@
-"""Fork and rewind over the store alone (no model, no session): what `mcp-chat fork`, `/fork`,
-`-r ID --fork` and `/rewind` do to the database, and the API a bench uses to fork a prepared thread.
+"""Fork, rewind and delete over the store alone (no model, no session): what `mcp-chat fork`, `/fork`,
+`-r ID --fork`, `/rewind` and `delete` do to the database, and the API a bench uses to fork a prepared thread.
 
     new_id = await fork_thread(store, "prepared", owner="bench", at=12, new_id="q-17")
 
@@ -12,8 +12,9 @@ are the same bytes every time. A fork belongs to whoever made it (`owner`), whoe
 source: what is said in it never reaches the source owner's -c, first screen or memory, and the
 source's turns are never folded into the fork owner's memory (its watermark starts at the fork
 point). The callers say so when the source was another user's. A new thread's id holds no known
-secret (`check_new_id`): an id is written in every row and printed. A rewind moves a thread's last turns into a new thread (kind
-"rewind") and cuts the thread back to the turn before them.
+secret (`check_new_id`): an id is written in every row and printed. A rewind moves a thread's last
+turns into a new thread (kind "rewind") and cuts the thread back to the turn before them. A deleted
+thread hands what its forks still hold over to them (`hand_over`, client/core/forks.py `heirs`).
 """
 
 from __future__ import annotations
@@ -21,32 +22,18 @@ from __future__ import annotations
 import uuid
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import AsyncIterator, Protocol, Sequence
+from typing import AsyncIterator, Protocol
 
 from langchain_core.messages import BaseMessage
 
 from client.core.config import THREAD_ID_RE
 from client.core.secrets import holds_secret
-from client.core.forks import Item, context_at, rewind_watermark, rewound_items, tools_run
-from client.core.memory.policy import Bullet
-from client.engine.store.base import ForkRow, StoreError, ThreadInfo
+from client.core.forks import Child, Item, context_at, heirs, rewind_watermark, rewound_items, tools_run, unfolded_heir
+from client.engine.store.base import Claims, ForkRow, Lineage, StoreError, ThreadLog
 
 
-class ForkStore(Protocol):
-    """What forks and rewinds need from a store (client/engine/store/base.py documents each)."""
-
-    async def get_thread(self, thread_id: str) -> ThreadInfo | None: ...
-    async def lock_thread(self, thread_id: str) -> bool: ...
-    async def unlock_thread(self, thread_id: str) -> None: ...
-    def holds_thread(self, thread_id: str) -> bool: ...
-    async def has_checkpoint(self, thread_id: str) -> bool: ...
-    async def copy_thread(self, fork: ForkRow) -> ThreadInfo: ...
-    async def copy_checkpoint(self, source: str, target: str) -> bool: ...
-    async def transcript(self, thread_id: str) -> list[tuple[int, BaseMessage]]: ...
-    async def truncate_thread(self, thread_id: str, keep: int) -> None: ...
-    async def memory_turn(self, thread_id: str) -> int: ...
-    async def thread_memory(self, thread_id: str) -> list[Bullet]: ...
-    async def memory_move(self, bullet_ids: Sequence[int], thread_id: str) -> None: ...
+class ForkStore(ThreadLog, Lineage, Claims, Protocol):
+    """What fork, rewind and delete use of a store (client/engine/store/base.py documents each)."""
 
 
 @dataclass(frozen=True)
@@ -125,17 +112,45 @@ async def rewind_thread(store: ForkStore, thread_id: str, n: int = 1, *, backup_
             raise StoreError("rewind_bad_turns", n=n, turns=info.turns)
         keep = info.turns - n
         rows = await store.transcript(thread_id)
-        folded = await store.memory_turn(thread_id)
         async with claimed(store, backup):
             await _must_be_free(store, backup)
             await store.copy_thread(ForkRow(thread_id, backup, info.turns, info.user_name, kind="rewind", parent_turn=keep,
-                                            memory_turn=rewind_watermark(folded, keep, info.turns),
+                                            memory_turn=rewind_watermark(info.memory_turn, keep, info.turns),
                                             updated_at=info.updated_at))  # not "more recent" than the thread
             await store.copy_checkpoint(thread_id, backup)  # resumed, it goes on where the user was
-        items = [Item(b.id, tuple(b.sources)) for b in await store.thread_memory(thread_id) if b.id is not None]
-        await store.memory_move(rewound_items(items, keep), backup)
+        await store.memory_move(rewound_items(await _items(store, thread_id), keep), backup)
         await store.truncate_thread(thread_id, keep)
     return Rewound(thread_id, keep, n, backup, tools_run(rows, keep), context_at(rows, keep))
+
+
+async def delete_thread(store: ForkStore, thread_id: str) -> bool:
+    """Every row of the thread goes, except what its forks still hold, which passes to them (`hand_over`);
+    False when there was no such thread. StoreError("thread_busy") when another client has it open."""
+    async with claimed(store, thread_id):
+        await hand_over(store, thread_id)
+        return await store.delete_thread(thread_id)
+
+
+async def hand_over(store: ForkStore, thread_id: str) -> None:
+    """Before the thread is deleted: the memory items a fork of the same user holds the turns of pass to
+    it, once, and the turns not folded yet to the one that folds them (client/core/forks.py `heirs`); its
+    forks then come from where it came from (or from nowhere)."""
+    info = await store.get_thread(thread_id)
+    kids = await store.children(thread_id) if info else []
+    if info is None or not kids:
+        return
+    # memory stays its owner's: only a child of the same user takes items over, or folds turns
+    children = [Child(k.thread_id, k.parent_turn) for k in kids if k.user_name == info.user_name]
+    for who, ids in heirs(children, await _items(store, thread_id), info.memory_turn).items():
+        await store.memory_move(ids, who)
+    late = unfolded_heir(children, info.memory_turn, info.turns)
+    for k in kids:
+        turn = min(k.parent_turn, info.parent_turn) if info.parent_id else 0
+        await store.set_lineage(k.thread_id, info.parent_id, turn, info.memory_turn if k.thread_id == late else None)
+
+
+async def _items(store: ForkStore, thread_id: str) -> list[Item]:
+    return [Item(b.id, tuple(b.sources)) for b in await store.thread_memory(thread_id) if b.id is not None]
 
 
 async def _must_be_free(store: ForkStore, thread_id: str) -> None:

@@ -12,7 +12,7 @@ words: they are marked as already folded into long-term memory, so no memory pas
 from __future__ import annotations
 
 import uuid
-from typing import Any, Sequence
+from typing import Any, Protocol, Sequence
 
 from langchain_core.messages import BaseMessage, RemoveMessage, SystemMessage
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -22,7 +22,13 @@ from client.core.context.policy import hydrate
 from client.core.context.turns import with_ids
 from client.core.transcripts import Imported
 from client.core.transcripts.model import participants_line
-from client.engine.store import Store, StoreError
+from client.engine.forks import ForkStore, delete_thread
+from client.engine.store import MemoryRows, StoreError, ThreadLog
+
+
+class ImportStore(ForkStore, MemoryRows, Protocol):
+    """What an import uses of a store: a new thread's rows, its context, its memory watermark."""
+
 
 def _graph(checkpointer: Any) -> Any:
     """A graph with the agent's message state and a node of the agent's model node's name: what it
@@ -34,7 +40,7 @@ def _graph(checkpointer: Any) -> Any:
     return g.compile(checkpointer=checkpointer)
 
 
-async def write_context(store: Store, thread_id: str, messages: Sequence[BaseMessage]) -> None:
+async def write_context(store: ThreadLog, thread_id: str, messages: Sequence[BaseMessage]) -> None:
     """Make `messages` the thread's working context (replaced, not merged)."""
     config = {"configurable": {"thread_id": thread_id}}
     await _graph(store.checkpointer).aupdate_state(
@@ -48,7 +54,7 @@ def system_text(conv: Imported, system_prompt: str) -> str:
     return f"{system_prompt}\n\n{participants_line(conv.participants, conv.lang)}"
 
 
-async def import_conversation(store: Store, conv: Imported, *, user: str, system_prompt: str,
+async def import_conversation(store: ImportStore, conv: Imported, *, user: str, system_prompt: str,
                               thread_id: str | None = None) -> str:
     """A new thread holding `conv`; its id. StoreError("thread_exists") when `thread_id` is taken."""
     tid = thread_id or uuid.uuid4().hex
@@ -73,7 +79,7 @@ async def import_conversation(store: Store, conv: Imported, *, user: str, system
     return tid
 
 
-async def import_all(store: Store, convs: Sequence[Imported], *, user: str, system_prompt: str) -> list[str]:
+async def import_all(store: ImportStore, convs: Sequence[Imported], *, user: str, system_prompt: str) -> list[str]:
     """Every conversation, or none: a failure removes the threads made so far."""
     made: list[str] = []
     try:
@@ -86,8 +92,8 @@ async def import_all(store: Store, convs: Sequence[Imported], *, user: str, syst
     return made
 
 
-async def _undo(store: Store, tid: str) -> None:
+async def _undo(store: ImportStore, tid: str) -> None:
     try:
-        await store.delete_thread(tid)
+        await delete_thread(store, tid)
     except Exception:  # noqa: BLE001 - never hide the original error
         pass

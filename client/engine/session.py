@@ -21,13 +21,12 @@ from client.core.memory.parse import OWN
 from client.core.context.policy import ContextReport, ContextSettings, hydrate, prepare, report, summary_of, with_strategy
 from client.engine.agent_run import run_agent
 from client.engine.events import Event, Notice, Refused, TurnDone
-from client.engine.forks import Forked, Rewound
+from client.engine.forks import ForkStore, Forked, Rewound
 from client.engine.memory.background import MemoryStatus
 from client.engine.memory.manager import MemoryManager
 from client.engine.memory.session import MEMORY_LIST_WAIT, MemoryMode, SessionMemory
 from client.engine.models import Models
 from client.engine.next_turn import NextTurn
-from client.engine.store import Store
 from client.engine.summaries import Context, Summaries
 from client.engine.threads import Threads
 
@@ -35,7 +34,7 @@ __all__ = ["ChatSession", "ContextReport"]
 
 
 class ChatSession:
-    def __init__(self, models: Models, store: Store, memory: MemoryManager | None = None, *,
+    def __init__(self, models: Models, store: ForkStore, memory: MemoryManager | None = None, *,
                  memory_mode: MemoryMode = "background") -> None:
         """`memory_mode`: when memory passes run (client/engine/memory/session.py)."""
         s = models.settings

@@ -5,42 +5,27 @@ not merged, when it changes, so trimming and summarizing change what reaches the
 store's transcript keeps every message. A thread with a transcript but no working context (a fork
 taken before its source's last turn, a rewound thread) gets it rebuilt from the transcript when it
 is opened (client/core/forks.py). Also the plain-data operations the ui's thread commands use
-(list, match, rename, export, delete, usage, fork, rewind).
+(list, match: the one id-prefix rule, rename, export, delete, usage, fork, rewind), the commands
+without a chat (`mcp-chat threads|export|delete|fork`) included.
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Awaitable, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, SystemMessage
-from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from client.core.context.quality import cut_loop
 from client.core.context.turns import is_synthetic, text_of, with_ids
 from client.core.forks import COVERS, context_at, mark_covers
-from client.engine.forks import ForkStore, Rewound, check_new_id, fork_thread, rewind_thread
+from client.engine.forks import ForkStore, Rewound, check_new_id, delete_thread, fork_thread, rewind_thread
 from client.engine.store import StoreError, ThreadInfo, TurnUsage
 
 if TYPE_CHECKING:
     from client.engine.events import RequestStats
     from client.engine.models import Models
-
-
-class ThreadStore(ForkStore, Protocol):
-    """What Threads uses of a store (client/engine/store/base.py documents each), forks and rewinds included."""
-
-    async def still_holds(self, thread_id: str) -> bool: ...
-    async def create_thread(self, thread_id: str, user_name: str) -> ThreadInfo: ...
-    async def list_threads(self) -> list[ThreadInfo]: ...
-    async def set_title(self, thread_id: str, title: str) -> None: ...
-    async def known_ids(self, thread_id: str, ids: Sequence[str]) -> set[str]: ...
-    async def append(self, thread_id: str, messages: Sequence[BaseMessage]) -> int: ...
-    async def record_usage(self, thread_id: str, usage: TurnUsage) -> None: ...
-    async def usage(self, thread_id: str) -> list[TurnUsage]: ...
-    async def prune_checkpoints(self, thread_id: str) -> int: ...
-    async def delete_thread(self, thread_id: str) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -52,10 +37,12 @@ class ThreadExport:
 class Threads:
     """One open thread at a time (claimed in the store), and the store's other threads."""
 
-    def __init__(self, store: ThreadStore, models: Models, user: str, system_prompt: Callable[[], Awaitable[str]],
-                 base_prompt: str, folding: Callable[[str], bool] = lambda _: False) -> None:
+    def __init__(self, store: ForkStore, models: Models | None = None, user: str = "",
+                 system_prompt: Callable[[], Awaitable[str]] | None = None, base_prompt: str = "",
+                 folding: Callable[[str], bool] = lambda _: False) -> None:
         """`folding(id)`: a memory pass of that thread is under way; leaving the thread, its claim
-        stays with the pass, which lets it go when it ends (client/engine/memory/background.py)."""
+        stays with the pass, which lets it go when it ends (client/engine/memory/background.py).
+        Without `models` (the thread commands, no chat): the plain-data operations only."""
         self.store = store
         self.folding = folding
         self.models = models  # the agent reads and writes the checkpointer's state
@@ -111,7 +98,7 @@ class Threads:
         state = await self.state()
         if (info is None and not state) or any(isinstance(m, HumanMessage) for m in state):
             return False  # nothing stored; or an older client's thread, kept only in the checkpointer
-        await self.store.delete_thread(self.id)
+        await delete_thread(self.store, self.id)
         return True
 
     # -- the working context -------------------------------------------------------
@@ -148,6 +135,8 @@ class Threads:
 
     async def replace(self, context: list[BaseMessage]) -> None:
         """Make `context` the thread's working context (not merged: replaced)."""
+        from langgraph.graph.message import REMOVE_ALL_MESSAGES  # the graph: not what the thread commands load
+
         await self.models.current.agent.aupdate_state(
             self.config, {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *context]}, as_node="model"
         )
@@ -185,20 +174,22 @@ class Threads:
         return await self.store.list_threads()
 
     async def match(self, ref: str) -> list[str]:
-        """Thread ids `ref` names: itself when it exists, else every id it is a prefix of."""
+        """Thread ids `ref` names: itself when it exists, else every id it is a prefix of (none for "")."""
         if await self.store.get_thread(ref) is not None:
             return [ref]
-        return [th.thread_id for th in await self.store.list_threads() if th.thread_id.startswith(ref)]
+        return [th.thread_id for th in await self.store.list_threads() if ref and th.thread_id.startswith(ref)]
 
-    async def delete(self, thread_id: str) -> None:
-        """Raises StoreError("thread_busy") when another client has it open."""
-        await self.store.delete_thread(thread_id)
+    async def delete(self, thread_id: str) -> bool:
+        """False when there was no such thread; StoreError("thread_busy") when another client has it
+        open. What its forks still hold passes to them (client/engine/forks.py `hand_over`)."""
+        return await delete_thread(self.store, thread_id)
 
     async def rename(self, title: str) -> None:
         await self.store.set_title(self.id, title)  # the store masks it, then cuts it (codec.stored_title)
 
-    async def export(self) -> ThreadExport:
-        return ThreadExport(await self.store.get_thread(self.id), await self.store.transcript(self.id))
+    async def export(self, thread_id: str | None = None) -> ThreadExport:
+        tid = thread_id or self.id
+        return ThreadExport(await self.store.get_thread(tid), await self.store.transcript(tid))
 
     async def usage(self) -> list[TurnUsage]:
         """Per turn, the tokens the API reported for this thread."""

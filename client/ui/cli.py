@@ -40,7 +40,7 @@ EXIT_OK = 0  # the others: client/ui/failures.py
 def _commands_epilog() -> str:
     rows = [
         ("mcp-chat [chat] [OPTIONS]", tr("대화 (기본 명령; 옵션은 명령 이름 앞에도 됨)", "chat (the default command; options may also precede a command name)")),
-        (tr("mcp-chat [-p] \"질문\"", "mcp-chat [-p] \"question\""), tr("한 번 답하고 종료 (-p 는 stdin도 가능)", "answer once and exit (-p: stdin works too)")),
+        ("mcp-chat [-p] QUESTION", tr("한 번 답하고 종료 (-p 는 stdin도 가능)", "answer once and exit (-p: stdin works too)")),
         ("mcp-chat -c | -r [ID]", tr("최근 세션 이어가기 / 목록에서 고르기", "resume the latest session / pick one")),
         ("mcp-chat threads", tr("세션 목록", "list sessions")),
         ("mcp-chat export ID [--format md|json]", tr("세션 전체 기록 출력", "print a session's full transcript")),
@@ -53,9 +53,8 @@ def _commands_epilog() -> str:
         ("mcp-chat local status|stop", tr("켜 둔 로컬 모델 서버", "the local model server kept warm")),
         ("mcp-chat memory fold", tr("미뤄 둔 장기 기억 정리 (-p 가 백그라운드로 부름)", "pending memory passes (-p starts it in the background)")),
     ]
-    from rich.cells import cell_len  # Hangul takes two cells
-
-    lines = [tr("명령:", "commands:")] + [f"  {cmd}{' ' * max(1, 40 - cell_len(cmd))}{what}" for cmd, what in rows]
+    # ASCII commands, placeholders as in the usage line: one cell a character, and --help imports no rich
+    lines = [tr("명령:", "commands:")] + [f"  {cmd}{' ' * max(1, 40 - len(cmd))}{what}" for cmd, what in rows]
     lines.append(tr("명령별 도움말: mcp-chat COMMAND --help", "help on a command: mcp-chat COMMAND --help"))
     return "\n".join(lines)
 

@@ -3,8 +3,8 @@
 They start no server and no model, so the secrets the chat would know are learned first
 (`learn_secrets`: the environment's, the MCP config's credentials, saved OAuth tokens, the
 database URL's password) and masked in everything printed, also rows an older client stored
-raw. ID may be a unique prefix (`resolve_ref`); an ambiguous one is a usage error (exit 2)
-naming the candidates.
+raw. They go through the engine's `Threads`, as the chat's slash commands do: ID may be a unique
+prefix (`Threads.match`); an ambiguous one is a usage error (exit 2) naming the candidates.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from client.core.config import ConfigError, url_passwords
 from client.core.paths import user_mcp_config
 from client.core.pg_url import is_postgres_url
 from client.core.secrets import remember
-from client.engine.store import Store, StoreError
+from client.engine.store import StoreError
+from client.engine.threads import Threads
 from client.ui.i18n import t
 
 EXIT_OK = 0
@@ -41,11 +42,9 @@ def learn_secrets(db: str) -> None:
     stored_secrets()
 
 
-async def resolve_ref(store: Store, ref: str) -> str:
+async def resolve_ref(threads: Threads, ref: str) -> str:
     """The thread `ref` names: itself, or the one thread whose id starts with it."""
-    if await store.get_thread(ref) is not None:
-        return ref
-    found = [th.thread_id for th in await store.list_threads() if th.thread_id.startswith(ref)] if ref else []
+    found = await threads.match(ref)
     if len(found) == 1:
         return found[0]
     if not found:
@@ -66,7 +65,7 @@ async def run_threads(db: str) -> int:
     learn_secrets(db)  # a title an older client stored with a key in it
     store = await open_store(db, readonly=True)  # nothing written, whatever the permissions
     try:
-        await print_threads(store, Renderer())
+        await print_threads(Threads(store), Renderer())
     finally:
         await store.close()
     return EXIT_OK
@@ -82,11 +81,11 @@ async def run_export(db: str, thread: str, fmt: str) -> int:
     learn_secrets(db)
     store = await open_store(db, readonly=True)
     try:
-        thread = await resolve_ref(store, thread)
-        info = await store.get_thread(thread)
+        threads = Threads(store)
+        data = await threads.export(await resolve_ref(threads, thread))
+        info, rows = data.info, data.rows
         if info is None:
             raise StoreError("no_thread", id=thread)
-        rows = await store.transcript(thread)
         tty = sys.stdout.isatty()  # a terminal gets the text cleaned; a file or pipe keeps it (controls written out)
         text = to_json(info, rows) + "\n" if fmt == "json" else to_markdown(info, rows, terminal=tty)
         sys.stdout.write(screen(text) if tty else text)
@@ -102,8 +101,9 @@ async def run_delete(db: str, thread: str) -> int:
 
     store = await open_store(db)
     try:
-        thread = await resolve_ref(store, thread)
-        if not await store.delete_thread(thread):
+        threads = Threads(store)
+        thread = await resolve_ref(threads, thread)
+        if not await threads.delete(thread):
             raise StoreError("no_thread", id=thread)
         await store.vacuum()  # give the space back now: delete is explicit and rare
         from client.ui.safe_text import screen
@@ -120,16 +120,16 @@ async def run_fork(db: str, thread: str, at: int | None, name: str | None, user:
     was another user's (client/engine/forks.py does the work)."""
     if _missing_file(db):
         raise StoreError("no_thread", id=thread)
-    from client.engine.forks import fork_thread
     from client.engine.store import open_store
 
     learn_secrets(db)  # a --name holding one is refused
     store = await open_store(db)
     try:
-        thread = await resolve_ref(store, thread)
-        source = await store.get_thread(thread)
-        new = await fork_thread(store, thread, owner=user, at=at, new_id=name)
-        info = await store.get_thread(new)
+        threads = Threads(store, user=user)
+        thread = await resolve_ref(threads, thread)
+        source = await threads.info(thread)
+        new = await threads.fork(thread, at=at, new_id=name)
+        info = await threads.info(new)
         print(new, flush=True)
         print(t("forked_cli", src=thread, n=info.parent_turn if info else at, id=new), file=sys.stderr)
         if source is not None and source.user_name not in ("", user):  # whose it was: never silent

@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from client.ui.i18n import t
 from client.core.memory.policy import Bullet
 from client.engine.store import StoreError, mask_url, open_store
-from client.engine.store import migrations, pg_migrations
+from client.engine.forks import delete_thread, fork_thread
 from client.core.pg_url import url_passwords
 from client.core.secrets import redact_db_error
 from tests.backends import PG_URL, count_rows, is_pg, query, tables
@@ -35,8 +35,60 @@ asyncio.run(main())
 """
 
 
-def test_both_flavours_have_the_same_versions():
-    assert [(v, n) for v, n, _ in pg_migrations.MIGRATIONS] == [(v, n) for v, n, _ in migrations.MIGRATIONS]
+SCHEMA = {  # our tables' columns as every version so far made them, in order, on both backends
+    "threads": ["thread_id", "user_name", "title", "turns", "created_at", "updated_at", "memory_turn", "parent_id",
+                "parent_turn", "kind"],
+    "messages": ["thread_id", "seq", "msg_id", "turn", "data", "created_at"],
+    "usage": ["thread_id", "turn", "input_tokens", "output_tokens", "estimated_tokens", "created_at"],
+    "memory": ["id", "user_name", "thread_id", "text", "score", "sources", "created_at", "updated_at", "rules"],
+    "memory_notes": ["user_name", "note", "at"],
+    "schema_migrations": ["version", "name", "applied_at"],
+}
+AS_VERSION_1 = ["DELETE FROM schema_migrations WHERE version > 1", "DROP TABLE memory", "DROP TABLE memory_notes",
+                "DROP INDEX threads_parent", *(f"ALTER TABLE threads DROP COLUMN {c}"
+                                               for c in ("parent_id", "parent_turn", "kind", "memory_turn"))]
+
+
+def columns(db: str, name: str) -> list[str]:
+    if is_pg(db):
+        return [r[0] for r in query(db, "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+                                        "current_schema() AND table_name = ? ORDER BY ordinal_position", (name,))]
+    return [r[1] for r in query(db, f"PRAGMA table_info({name})")]
+
+
+async def test_one_list_of_migrations_makes_the_same_tables_on_both_backends(db_url):
+    await (await open_store(db_url)).close()
+    for name, cols in SCHEMA.items():  # Postgres numbers usage rows itself; SQLite has rowid
+        assert columns(db_url, name) == (["id", *cols] if is_pg(db_url) and name == "usage" else cols), name
+
+
+async def test_a_version_1_database_upgrades_keeping_its_rows(db_url):
+    """As the oldest client left it (no memory, no lineage): the next start applies 2, 3 and 4, each
+    once, and every row stays; the new columns hold their defaults, and a fork of it works."""
+    store = await open_store(db_url)
+    try:
+        await store.create_thread("old", "kim")
+        await store.append("old", [HumanMessage("질문", id="h1"), AIMessage("답", id="a1")])
+    finally:
+        await store.close()
+    for sql in AS_VERSION_1:
+        query(db_url, sql)
+    for _ in range(2):
+        store = await open_store(db_url)
+        try:
+            info = await store.get_thread("old")
+            assert (info.user_name, info.turns, info.parent_id, info.memory_turn) == ("kim", 1, "", 0)
+            assert [m.id for _, m in await store.transcript("old")] == ["h1", "a1"]
+            assert await store.memory_list("kim") == []
+        finally:
+            await store.close()
+    assert [r[0] for r in query(db_url, "SELECT version FROM schema_migrations ORDER BY version")] == [1, 2, 3, 4]
+    assert columns(db_url, "threads") == SCHEMA["threads"]
+    store = await open_store(db_url)
+    try:
+        assert (await store.get_thread(await fork_thread(store, "old", owner="kim"))).parent_id == "old"
+    finally:
+        await store.close()
 
 
 async def test_setup_is_idempotent_and_recorded(db_url):
@@ -164,8 +216,8 @@ async def test_delete_removes_every_row_of_the_thread(db_url):
             await _graph_turns(store, tid, 2)
             await store.append(tid, [HumanMessage("질문", id=f"{tid}-1")])
             await store.memory_add("u", [Bullet("사실", [1], 0.9, thread_id=tid)])
-        assert await store.delete_thread("gone") is True
-        assert await store.delete_thread("gone") is False
+        assert await delete_thread(store, "gone") is True
+        assert await delete_thread(store, "gone") is False
         names = ["threads", "messages", "memory", "checkpoints", "writes"] + (["blobs"] if is_pg(db_url) else [])
         for name in names:
             assert count_rows(db_url, name, "gone") == 0, name
@@ -228,7 +280,7 @@ async def test_thread_lock_is_exclusive_across_processes_and_dies_with_the_holde
         assert await store.lock_thread("x") is False
         assert await store.lock_thread("y") is True and await store.lock_thread("y") is True
         with pytest.raises(StoreError) as e:
-            await store.delete_thread("x")
+            await delete_thread(store, "x")
         assert e.value.key == "thread_busy" and "x" in t(e.value.key, **e.value.fmt)
         holder.kill()  # SIGKILL: no clean-up code runs
         holder.wait(timeout=10)

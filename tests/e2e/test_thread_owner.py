@@ -18,7 +18,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
 from client.core.memory.policy import Bullet
-from client.engine.forks import fork_thread
+from client.engine.forks import delete_thread, fork_thread
 from client.engine.store import open_store
 
 pytestmark = pytest.mark.storage  # the owner each backend writes
@@ -95,7 +95,7 @@ async def test_deleting_a_forked_thread_hands_nothing_to_another_users_fork(db_u
         fork = await fork_thread(store, "b1", owner="alice", new_id="f1")
         assert (await store.get_thread(fork)).user_name == "alice"
         assert await store.memory_turn(fork) == 2  # bob's turns are not hers to fold
-        assert await store.delete_thread("b1")
+        assert await delete_thread(store, "b1")
         assert await store.memory_list("bob") == [] and await store.memory_list("alice") == []
         assert await store.memory_turn(fork) == 2
         assert await store.memory_pending("alice") == [] and await store.memory_pending("bob") == []

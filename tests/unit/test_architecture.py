@@ -379,3 +379,74 @@ def test_settings_cannot_be_assigned_after_resolution() -> None:
         s.context.strategy = "none"  # type: ignore[misc]
     hash(s)  # every field hashable: nothing inside can change in place
     assert s.roots and s.server_urls and isinstance(s.roots, tuple) and isinstance(s.server_urls, tuple)
+
+
+# -- the storage seam (client/engine/store/base.py) --------------------------------------------------
+SEAM = "client.engine.store"
+PROTOCOL_MAX = 12  # members a storage protocol declares
+STORE_OWN = {"close", "vacuum"}  # Store is the sum of the protocols, plus the database's own life
+COMPOSITION = {"client.engine.build", "client.ui.cli", "client.ui.startup"}  # open a store, hand it on
+
+
+def _classes(source: str) -> dict[str, ast.ClassDef]:
+    return {n.name: n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ClassDef)}
+
+
+def _members(cls: ast.ClassDef) -> set[str]:
+    return {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))} | \
+           {n.target.id for n in cls.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+
+
+def _bases(cls: ast.ClassDef) -> set[str]:
+    return {b.id if isinstance(b, ast.Name) else b.attr for b in cls.bases if isinstance(b, (ast.Name, ast.Attribute))}
+
+
+def seam_violations(sources: dict[str, str], protocols: dict[str, ast.ClassDef]) -> list[str]:
+    """Consumers of the store (every module outside it): none imports `Store` but the composition;
+    a protocol one declares on top of the store's adds no member (it names a sum of narrow ones);
+    only the fork policy (client/engine/forks.py) calls a store's `delete_thread`, so what a
+    deleted thread's forks still hold is always handed over first."""
+    bad = []
+    for name, source in sources.items():
+        tree = ast.parse(source)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(SEAM) and name not in COMPOSITION:
+                bad += [f"{name}:{node.lineno} imports Store" for a in node.names if a.name == "Store"]
+            if isinstance(node, ast.ClassDef) and _bases(node) & set(protocols) and _members(node):
+                bad.append(f"{name}:{node.lineno} {node.name} adds {sorted(_members(node))} to the store's protocols")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr == "delete_thread" and name != "client.engine.forks":
+                bad.append(f"{name}:{node.lineno} deletes a thread past client/engine/forks.py")
+    return bad
+
+
+def _protocols() -> dict[str, ast.ClassDef]:
+    found = _classes(MODULES[f"{SEAM}.base"].read_text(encoding="utf-8"))
+    return {n: c for n, c in found.items() if "Protocol" in _bases(c)}
+
+
+def test_the_storage_seam_is_narrow_protocols_and_store_is_their_sum() -> None:
+    protocols = _protocols()
+    assert {"ThreadLog", "Lineage", "MemoryRows", "Claims", "Store"} <= set(protocols)
+    for name, cls in protocols.items():
+        assert len(_members(cls)) <= PROTOCOL_MAX, f"{name}: {len(_members(cls))} members"
+    parts = _bases(protocols["Store"]) - {"Protocol"}
+    assert parts == set(protocols) - {"Store"} and _members(protocols["Store"]) <= STORE_OWN
+    from client.engine.store.postgres import PostgresStore
+    from client.engine.store.sqlite import SqliteStore
+
+    wanted = set().union(*(_members(protocols[p]) for p in parts)) | STORE_OWN
+    for backend in (SqliteStore, PostgresStore):  # every member (the checkpointer is set when it opens)
+        assert {m for m in wanted if not hasattr(backend, m)} <= {"checkpointer"}, backend
+
+
+def test_consumers_use_the_storage_protocols_not_the_store() -> None:
+    sources = {n: MODULES[n].read_text(encoding="utf-8") for n in MODULES if not (n + ".").startswith(SEAM + ".")}
+    sources["init_db"] = (ROOT / "init_db.py").read_text(encoding="utf-8")
+    bad = seam_violations(sources, _protocols())
+    assert not bad, "\n".join(bad)
+    assert len(seam_violations({
+        "client.engine.x": "from client.engine.store import Store\nawait store.delete_thread(t)\n"
+                           "class Wide(ThreadLog, Protocol):\n    def more(self): ...\n",
+        "client.ui.startup": "from client.engine.store import Store\nclass Sum(ThreadLog, Claims, Protocol):\n    '''ok'''\n",
+    }, _protocols())) == 3

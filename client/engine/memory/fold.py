@@ -15,12 +15,13 @@ import time
 from typing import Any
 
 from client.engine.memory.manager import MemoryManager, MemoryUpdate, backlog
+from client.engine.store import Claims
 
 CLAIM_WAIT = 60.0  # seconds the job waits for the run that started it to let its thread go
 CLAIM_POLL = 0.1
 
 
-async def claim(store: Any, thread_id: str, wait: float) -> bool:
+async def claim(store: Claims, thread_id: str, wait: float) -> bool:
     """The thread's claim, waiting up to `wait` seconds while another process holds it."""
     end = time.monotonic() + wait
     while not await store.lock_thread(thread_id):

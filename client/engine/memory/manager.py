@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from client.core.faults import one_line
 from client.core.memory.candidates import SOURCES, Candidates, Source, statements
@@ -13,7 +13,7 @@ from client.core.memory.statements import junk_item, scoring_text
 from client.core.secrets import known
 from client.engine.memory.extract import extract_candidates, score_bullets
 from client.engine.memory.scorer import SCORERS, score_texts
-from client.engine.store import Store
+from client.engine.store import Claims, MemoryRows, ThreadLog
 
 if TYPE_CHECKING:
     from client.engine.models import Models
@@ -39,8 +39,12 @@ class MemoryUpdate:
     error: str | None = None
 
 
+class MemoryStore(MemoryRows, ThreadLog, Claims, Protocol):
+    """What memory passes use of a store: the items, the threads' transcripts, their claims."""
+
+
 class MemoryManager:
-    def __init__(self, store: Store, models: Models, user: str, *, threshold: float = 0.5,
+    def __init__(self, store: MemoryStore, models: Models, user: str, *, threshold: float = 0.5,
                  top_k: int = 5, budget_tokens: int = 600, scorer: str = "local", source: Source = "both") -> None:
         if scorer not in SCORERS:
             raise ValueError(f"scorer must be one of {SCORERS}")

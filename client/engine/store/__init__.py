@@ -1,6 +1,6 @@
-"""Storage: threads, transcript, usage and the LangGraph checkpointer."""
+"""Storage: threads, transcript, usage, memory rows and the LangGraph checkpointer (base.py: the protocols)."""
 
-from client.engine.store.base import Store, StoreError, ThreadInfo, TurnUsage
+from client.engine.store.base import Claims, Lineage, MemoryRows, Store, StoreError, ThreadInfo, ThreadLog, TurnUsage
 from client.core.pg_url import is_postgres_url, mask_url
 from client.engine.store.serde import TamperedCheckpoint
 
@@ -29,4 +29,5 @@ async def open_store(url: str, *, readonly: bool = False) -> Store:
     return store
 
 
-__all__ = ["Store", "StoreError", "TamperedCheckpoint", "ThreadInfo", "TurnUsage", "is_postgres_url", "mask_url", "open_store"]
+__all__ = ["Claims", "Lineage", "MemoryRows", "Store", "StoreError", "TamperedCheckpoint", "ThreadInfo", "ThreadLog",
+           "TurnUsage", "is_postgres_url", "mask_url", "open_store"]

@@ -1,9 +1,13 @@
-"""Ordered schema changes, each applied once and recorded (SQLite flavour), and applying them."""
+"""Ordered schema changes, each applied once and recorded in `schema_migrations`: one list for both
+backends, rendered per dialect (client/engine/store/sql.py). Each version applies whole or not at
+all (Postgres DDL is transactional; SQLite takes the write lock up front and re-checks the record
+inside, since two clients may start on a new file). LangGraph's own tables are its savers'."""
 
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+
+from client.engine.store.sql import Sql
 
 MIGRATIONS: list[tuple[int, str, list[str]]] = [
     (
@@ -15,8 +19,8 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
                 user_name TEXT NOT NULL DEFAULT '',
                 title TEXT NOT NULL DEFAULT '',
                 turns INTEGER NOT NULL DEFAULT 0,
-                created_at REAL NOT NULL,
-                updated_at REAL NOT NULL
+                created_at {real} NOT NULL,
+                updated_at {real} NOT NULL
             )""",
             """CREATE TABLE IF NOT EXISTS messages (
                 thread_id TEXT NOT NULL,
@@ -24,17 +28,18 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
                 msg_id TEXT NOT NULL,
                 turn INTEGER NOT NULL DEFAULT 0,
                 data TEXT NOT NULL,
-                created_at REAL NOT NULL,
+                created_at {real} NOT NULL,
                 PRIMARY KEY (thread_id, seq)
             )""",
             "CREATE UNIQUE INDEX IF NOT EXISTS messages_msg_id ON messages (thread_id, msg_id)",
             """CREATE TABLE IF NOT EXISTS usage (
+                {usage_id}
                 thread_id TEXT NOT NULL,
                 turn INTEGER NOT NULL,
                 input_tokens INTEGER,
                 output_tokens INTEGER,
                 estimated_tokens INTEGER,
-                created_at REAL NOT NULL
+                created_at {real} NOT NULL
             )""",
             "CREATE INDEX IF NOT EXISTS usage_thread ON usage (thread_id, turn)",
             "CREATE INDEX IF NOT EXISTS threads_updated ON threads (updated_at)",
@@ -45,27 +50,27 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
         "long-term memory",
         [
             """CREATE TABLE IF NOT EXISTS memory (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                id {serial},
                 user_name TEXT NOT NULL,
                 thread_id TEXT NOT NULL,
                 text TEXT NOT NULL,
-                score REAL,
+                score {real},
                 sources TEXT NOT NULL DEFAULT '[]',
-                created_at REAL NOT NULL,
-                updated_at REAL NOT NULL
+                created_at {real} NOT NULL,
+                updated_at {real} NOT NULL
             )""",
             "CREATE INDEX IF NOT EXISTS memory_user ON memory (user_name)",
             "CREATE INDEX IF NOT EXISTS memory_thread ON memory (thread_id)",
-            "ALTER TABLE threads ADD COLUMN memory_turn INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE threads {add_column} memory_turn INTEGER NOT NULL DEFAULT 0",
         ],
     ),
     (
         3,
         "thread lineage (fork, rewind)",
         [
-            "ALTER TABLE threads ADD COLUMN parent_id TEXT NOT NULL DEFAULT ''",
-            "ALTER TABLE threads ADD COLUMN parent_turn INTEGER NOT NULL DEFAULT 0",
-            "ALTER TABLE threads ADD COLUMN kind TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE threads {add_column} parent_id TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE threads {add_column} parent_turn INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE threads {add_column} kind TEXT NOT NULL DEFAULT ''",
             "CREATE INDEX IF NOT EXISTS threads_parent ON threads (parent_id)",
         ],
     ),
@@ -73,11 +78,11 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
         4,
         "memory: the rules version each item was checked against, one-time notices",
         [
-            "ALTER TABLE memory ADD COLUMN rules INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE memory {add_column} rules INTEGER NOT NULL DEFAULT 0",
             """CREATE TABLE IF NOT EXISTS memory_notes (
                 user_name TEXT NOT NULL,
                 note TEXT NOT NULL,
-                at REAL NOT NULL,
+                at {real} NOT NULL,
                 PRIMARY KEY (user_name, note)
             )""",
         ],
@@ -95,30 +100,22 @@ def foreign_tables(tables: set[str]) -> list[str]:
     return [] if "schema_migrations" in tables else sorted(set(OWN_TABLES) & tables)
 
 
-async def apply(db: Any) -> None:
-    """Every migration not yet recorded on `db` (an aiosqlite connection, the saver's lock held).
-    Each whole or not at all, one process at a time: the write lock is taken up front and the
-    record re-checked inside, since two clients may start on a new file."""
+async def applied(sql: Sql) -> set[int]:
+    return {r[0] for r in await sql.rows("SELECT version FROM schema_migrations")}
 
-    async def run(sql: str, params: Sequence[Any] = ()) -> None:
-        async with db.execute(sql, params):  # the cursor closed at once (open cursors block VACUUM)
-            pass
 
-    await run("CREATE TABLE IF NOT EXISTS schema_migrations "
-              "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)")
-    async with db.execute("SELECT version FROM schema_migrations") as cur:
-        done = {r[0] for r in await cur.fetchall()}
+async def apply(sql: Sql, begin: str = "") -> None:
+    """Every migration not yet recorded (`begin`: how a version's transaction starts, SQLite's
+    BEGIN IMMEDIATE)."""
+    await sql.run("CREATE TABLE IF NOT EXISTS schema_migrations "
+                  "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at {real} NOT NULL)")
+    done = await applied(sql)
     for version, name, statements in MIGRATIONS:
         if version in done:
             continue
-        await run("BEGIN IMMEDIATE")
-        async with db.execute("SELECT 1 FROM schema_migrations WHERE version=?", (version,)) as cur:
-            applied = await cur.fetchone() is not None
-        if applied:
-            await db.commit()
-            continue
-        for sql in statements:
-            await run(sql)
-        await run("INSERT INTO schema_migrations VALUES (?, ?, ?)", (version, name, time.time()))
-        await db.commit()
-    await db.commit()
+        async with sql.tx(begin) as tx:
+            if await tx.rows("SELECT 1 FROM schema_migrations WHERE version=?", (version,)):
+                continue  # another client applied it meanwhile
+            for statement in statements:
+                await tx.run(statement)
+            await tx.run("INSERT INTO schema_migrations VALUES (?, ?, ?)", (version, name, time.time()))

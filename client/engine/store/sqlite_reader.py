@@ -12,18 +12,15 @@ import sqlite3
 from contextlib import contextmanager
 from typing import Iterator
 
-import aiosqlite
 from langchain_core.messages import BaseMessage
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from client.engine.store.base import StoreError, ThreadInfo
 from client.engine.store.migrations import foreign_tables
-from client.engine.store.serde import checkpoint_serde
 from client.engine.store.sqlite import SqliteStore
 from client.engine.store.sqlite_check import check_readable, readonly_uri, store_error
-from client.engine.store.sqlite_lineage import THREAD_COLS
+from client.engine.store.thread_log import THREAD_COLS
 
-LINEAGE_DEFAULTS = {"parent_id": "''", "parent_turn": "0", "kind": "''"}  # a file from before migration 3
+DEFAULTS = {"memory_turn": "0", "parent_id": "''", "parent_turn": "0", "kind": "''"}  # a file from before migration 2 or 3
 
 
 class SqliteReader(SqliteStore):
@@ -35,15 +32,12 @@ class SqliteReader(SqliteStore):
         self = cls(path)
         try:
             with self._errors():
-                self.conn = await aiosqlite.connect(readonly_uri(path), uri=True, timeout=30)
-                self.checkpointer = AsyncSqliteSaver(self.conn, serde=checkpoint_serde())
-                async with self.db.execute("SELECT name FROM sqlite_master WHERE type='table'") as cur:
-                    self.tables = frozenset(r[0] for r in await cur.fetchall())
+                await self._connect(readonly_uri(path), uri=True)
+                self.tables = frozenset(r[0] for r in await self.sql.rows("SELECT name FROM sqlite_master WHERE type='table'"))
                 if "threads" in self.tables:
-                    async with self.db.execute("PRAGMA table_info(threads)") as cur:
-                        have = {r[1] for r in await cur.fetchall()}
-                    self.thread_cols = ", ".join(c if c in have or c not in LINEAGE_DEFAULTS else f"{LINEAGE_DEFAULTS[c]} AS {c}"
-                                                 for c in (x.strip() for x in THREAD_COLS.split(",")))
+                    have = {r[1] for r in await self.sql.rows("PRAGMA table_info(threads)")}
+                    self.cols = ", ".join(c if c in have or c not in DEFAULTS else f"{DEFAULTS[c]} AS {c}"
+                                          for c in THREAD_COLS.split(", "))
             if foreign_tables(set(self.tables)):  # another program's `threads`: not ours to read
                 raise StoreError("db_foreign", path=path, tables=", ".join(foreign_tables(set(self.tables))))
         except StoreError:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from client.core.config import THREAD_ID_RE
 from client.core.secrets import settings_secrets
-from client.engine.store import Store, StoreError, ThreadInfo
+from client.engine.store import StoreError, ThreadInfo
+from client.engine.threads import Threads
 from client.ui.export import to_json, to_markdown
 from client.ui.i18n import t
 from client.ui.render import Renderer
@@ -185,9 +186,9 @@ def when(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
 
 
-async def print_threads(store: Store, r: Renderer) -> None:
+async def print_threads(threads: Threads, r: Renderer) -> None:
     """`mcp-chat threads`: one tab-separated line per thread (id, turns, last activity, title)."""
-    found = await store.list_threads()
+    found = await threads.list()
     if not found:
         r.line(t("threads_empty"))
     for th in found:  # one line each, whatever a title holds (r.line masks and cleans); a fork says whence
