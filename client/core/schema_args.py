@@ -4,7 +4,8 @@ The schema is the server's (untrusted): it is only read by jsonschema, which fet
 `$ref` it cannot resolve makes the schema one we cannot check). Regular expressions of the schema
 (`pattern`, `patternProperties`) are not run: a hostile pattern would hold the client's one thread
 (Python's `re` has no timeout); the server checks its own patterns. A type error the server's usual
-lax parsing would accept (`"10"` for an integer, `1` for a boolean) is no error here either.
+lax parsing would accept (`"10"` for an integer, `1` for a boolean) is no error here either, nor is
+null for an optional argument (models send it for "not given"; MCP's SEP-2243 defines it as omitted).
 """
 
 from __future__ import annotations
@@ -59,12 +60,19 @@ def args_problem(schema: Any, args: Any) -> str | None:
     try:
         cls = _lenient(validators.validator_for(schema, default=Draft202012Validator))
         for err in cls(schema).iter_errors(args):
-            if err.validator == "type" and _coercible(err.instance, err.validator_value):
+            if err.validator == "type" and (_coercible(err.instance, err.validator_value)
+                                            or _omitted(schema, list(err.absolute_path), err.instance)):
                 continue
             return _describe(err)
     except Exception:  # noqa: BLE001 - a schema jsonschema cannot use (unresolvable $ref, bad keyword)
         return None
     return None
+
+
+def _omitted(schema: dict, path: list, instance: Any) -> bool:
+    """A top-level optional argument given as null."""
+    required = schema.get("required")
+    return instance is None and len(path) == 1 and not (isinstance(required, list) and path[0] in required)
 
 
 def _describe(err: ValidationError) -> str:

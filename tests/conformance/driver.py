@@ -38,7 +38,7 @@ LINES: dict[str, list[str]] = {
     "auth/scope-step-up": [call("?")],  # the second authorization happens on a tool call's 403
     "sep-2322-client-request-state": [call("test_mrtr_echo_state"), call("test_mrtr_unrelated"),
                                       call("test_mrtr_no_state"), call("test_mrtr_no_result_type")],
-    "http-invalid-tool-headers": [call("valid_tool", {"data": "ok"})],
+    "http-invalid-tool-headers": [call("valid_tool", {"region": "us-west1"})],  # its schema: region required
     "json-schema-2020-12-preservation": ["[echo-schema:json_schema_2020_12_tool->json_schema_echo]"],
 }
 
