@@ -3,7 +3,7 @@ and the benches alike (so a bench measures what users run)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from client.core.config import Settings
 from client.engine.store import Store
@@ -11,6 +11,7 @@ from client.engine.store import Store
 if TYPE_CHECKING:
     from client.engine.late_tools import LateTools
     from client.engine.mcp.gate import PermissionGate
+    from client.engine.memory.manager import MemoryManager
     from client.engine.models import Models
     from client.engine.providers import Runtime
     from client.engine.session import ChatSession
@@ -39,7 +40,7 @@ def build_session(settings: Settings, store: Store, tools: list, *, runtime: Run
     return ChatSession(models, store, memory, memory_mode=mode)
 
 
-def memory_manager(settings: Settings, store: Store, models: Models) -> Any:
+def memory_manager(settings: Settings, store: Store, models: Models) -> MemoryManager:
     """The user's long-term memory as the settings have it (also the detached `mcp-chat memory fold`)."""
     from client.engine.memory.manager import MemoryManager
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from client.core.config import Settings
 from client.core.secrets import remember, settings_secrets
@@ -36,7 +36,9 @@ if TYPE_CHECKING:
     from client.engine.providers import Runtime
     from client.engine.session import ChatSession
     from client.engine.store import Store
+    from client.ui.line_reader import LineReader
     from client.ui.render import Renderer
+    from client.ui.tui import TtyReader
 
 EXIT_OK = 0
 SPAWN_WAIT = 2.0  # -p, pipes: seconds at most for the MCP servers' processes to start before the model is built
@@ -116,7 +118,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
             errlog.close()  # the line pump ends once the servers let go of their ends
 
 
-def make_reader(settings: Settings, renderer: Renderer) -> Any:
+def make_reader(settings: Settings, renderer: Renderer) -> TtyReader | LineReader | None:
     """How the chat reads: prompt_toolkit at a terminal, lines from a pipe, nothing with -p."""
     if settings.prompt is not None:
         return None
