@@ -1,0 +1,227 @@
+"""One `mcpServers` entry of mcp.json, in two steps, each on its own:
+
+1. `validate(raw)`: the JSON object as typed data (pydantic), `StdioEntry` or `HttpEntry`; a problem
+   is a ConfigError naming the field, reported in the order of the fields. Nothing is expanded.
+2. `expand(entry, env)`: a pure pass over the fields that take variables: `${VAR}`, `${VAR:-default}`
+   and VS Code's `${env:VAR}` from `env` (given: nothing here reads the environment; `${input:...}`
+   is refused). It returns the expanded entry, the secrets masked in that server's output, and
+   the credentials known to the whole process (client/core/secrets.py `looks_secret`, a URL's).
+   `check()` then holds what only the expanded values show.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, ClassVar, Mapping, TypeVar
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
+
+from client.core.config import ConfigError
+from client.core.secrets import credential_values, keep, looks_secret, mask_url_credentials, spec_secrets, url_credentials
+
+TRANSPORTS = {"stdio": "stdio", "sse": "sse",
+              **dict.fromkeys(("http", "streamable-http", "streamable_http", "streamableHttp"), "http")}
+# an entry's "protocol": how client/engine/mcp/era.py connects (the 2025 revisions all use the handshake)
+PROTOCOLS = {"auto": "auto", "legacy": "legacy", "2026-07-28": "2026-07-28",
+             **dict.fromkeys(("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"), "legacy")}
+OAUTH_EXPANDED = ("clientId", "clientSecret", "scope", "clientMetadataUrl", "issuer", "privateKey")  # take ${VAR}
+OAUTH_GRANTS = ("authorization_code", "client_credentials")
+_VAR = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")  # ${VAR}; VS Code's ${env:VAR}
+_INPUT = re.compile(r"\$\{input:[^}]*\}")  # VS Code's prompted inputs: nothing here can answer them
+
+
+def bad(detail: str) -> ConfigError:
+    """A problem of the entry (the caller names the file and the entry)."""
+    return ConfigError("mcp_config_entry", detail=detail)
+
+
+def _rule(check: Any) -> Any:
+    """The field's value through `check(value, '"field"')`, which raises `bad` (pydantic lets it through)."""
+    return BeforeValidator(lambda v, info: check(v, f'"{info.field_name}"'))
+
+
+def _text(value: Any, what: str) -> str:
+    """A string, or a number written as one."""
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise bad(f"{what} must be a string")
+    return str(value)
+
+
+def _texts(value: Any, what: str) -> list[str]:
+    if not isinstance(value or [], list):
+        raise bad(f"{what} must be a list of strings")
+    return [_text(v, what) for v in value or []]
+
+
+def _strings(value: Any, what: str) -> dict[str, str]:
+    if not isinstance(value or {}, dict):
+        raise bad(f"{what} must be an object of strings")
+    return {str(k): _text(v, f'{what[:-1]}.{k}"') for k, v in (value or {}).items()}
+
+
+def _seconds(value: Any, what: str) -> float | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+        raise bad(f"{what} must be a positive number of seconds")
+    return float(value) if value else None
+
+
+def _names(value: Any, what: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise bad(f"{what} must be a list of tool names")
+    return value
+
+
+def _protocol(value: Any, what: str) -> str:
+    if not isinstance(value, str) or value not in PROTOCOLS:
+        raise bad(f'{what} must be "auto", "legacy" (the 2025 handshake) or "2026-07-28"')
+    return PROTOCOLS[value]
+
+
+def _oauth(value: Any, what: str) -> dict[str, Any] | None:
+    if value is False or value is None:
+        return None
+    if not isinstance(value, dict):
+        raise bad(f"{what} must be an object or false")
+    conf = {k: _text(v, f'"oauth.{k}"') if k in OAUTH_EXPANDED else v for k, v in value.items()}
+    if conf.setdefault("grant", "authorization_code") not in OAUTH_GRANTS:
+        raise bad(f'"oauth.grant" must be one of {", ".join(OAUTH_GRANTS)}')
+    return conf
+
+
+class Entry(BaseModel):
+    """What both kinds share."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    expanded: ClassVar[tuple[str, ...]] = ()  # the fields that take ${VAR}, in the order they are expanded
+    timeout: Annotated[float | None, _rule(_seconds)] = None  # seconds per tool call (None: the hub's)
+    startupTimeout: Annotated[float | None, _rule(_seconds)] = None  # seconds to connect and list its tools
+    alwaysAllow: Annotated[list[str], _rule(_names)] = []  # tools run without asking ("*": all)
+    autoApprove: Annotated[list[str], _rule(_names)] = []  # Roo/Cline's spelling of the same list
+    protocol: Annotated[str, _rule(_protocol)] = "auto"
+
+    def allowed(self) -> list[str]:
+        return list(dict.fromkeys([*self.alwaysAllow, *self.autoApprove]))
+
+
+class StdioEntry(Entry):
+    expanded: ClassVar[tuple[str, ...]] = ("command", "args", "env", "cwd")
+    args: Annotated[list[str], _rule(_texts)] = []
+    command: Annotated[str, _rule(_text)]
+    env: Annotated[dict[str, str], _rule(_strings)] = {}
+    cwd: Annotated[str | None, BeforeValidator(lambda v: _text(v, '"cwd"') if v else None)] = None
+
+    def check(self, given: Entry) -> None:
+        if not self.command.strip():
+            raise bad('"command" is empty')
+
+    def shown(self) -> str:
+        return " ".join([self.command, *self.args]) + ("  env: " + ", ".join(f"{k}=***" for k in self.env) if self.env else "")
+
+
+class HttpEntry(Entry):
+    expanded: ClassVar[tuple[str, ...]] = ("url", "headers", "oauth")
+    transport: str = "http"  # http | sse
+    url: Annotated[str, _rule(_text)]
+    headers: Annotated[dict[str, str], _rule(_strings)] = {}
+    oauth: Annotated[dict[str, Any] | None, _rule(_oauth)]  # {"grant": ...}: on (discovery + registration); None: off
+
+    @model_validator(mode="before")
+    @classmethod
+    def _oauth_unless_authorization(cls, data: Any) -> Any:
+        """On unless the entry says, or an explicit Authorization header is the user's choice of credentials."""
+        if isinstance(data, dict) and "oauth" not in data:
+            headers = data.get("headers")
+            given = isinstance(headers, dict) and any(str(k).lower() == "authorization" for k in headers)
+            return {**data, "oauth": None if given else {}}
+        return data
+
+    def check(self, given: Entry) -> None:
+        if not is_http(self.url):
+            raise bad(f'"url" is not an http(s) URL: {getattr(given, "url", "")}')
+        conf = self.oauth or {}
+        if "clientMetadataUrl" in conf and not cimd_url(conf["clientMetadataUrl"]):
+            raise bad('"oauth.clientMetadataUrl" must be an https URL with a path')
+        if conf.get("grant") == "client_credentials" and not (conf.get("clientId") and (
+                conf.get("clientSecret") or conf.get("privateKey"))):
+            raise bad('"oauth.grant": "client_credentials" needs "clientId" and "clientSecret" or "privateKey"')
+
+    def shown(self) -> str:
+        return mask_url_credentials(self.url) + ("  headers: " + ", ".join(f"{k}=***" for k in self.headers) if self.headers else "")
+
+
+E = TypeVar("E", StdioEntry, HttpEntry)
+
+
+def validate(raw: dict[str, Any]) -> StdioEntry | HttpEntry:
+    """Which kind the entry is, then every field checked (the first problem reported)."""
+    kind = raw.get("type", raw.get("transport"))
+    has_cmd, has_url = "command" in raw, "url" in raw
+    if has_cmd == has_url:
+        raise bad('needs exactly one of "command" (stdio) or "url" (HTTP)')
+    if kind is not None and kind not in TRANSPORTS:
+        raise bad(f'unknown type "{kind}" (stdio, http, sse)')
+    transport = TRANSPORTS.get(kind or "", "stdio" if has_cmd else "http")
+    if (transport == "stdio") != has_cmd:
+        raise bad(f'type "{kind}" does not match {"command" if has_cmd else "url"}')
+    return StdioEntry.model_validate(raw) if has_cmd else HttpEntry.model_validate({**raw, "transport": transport})
+
+
+def expand_text(text: str, env: Mapping[str, str]) -> tuple[str, list[tuple[str, str]]]:
+    """`text` with `${VAR}` / `${VAR:-default}` replaced from `env`; the (variable, value) pairs used."""
+    used: list[tuple[str, str]] = []
+    if prompted := _INPUT.search(text):
+        raise ConfigError("mcp_config_input", ref=prompted.group(0))
+
+    def sub(m: re.Match[str]) -> str:
+        value = env.get(m.group(1))
+        if value is None or (value == "" and m.group(2) is not None):
+            if m.group(2) is None:
+                raise ConfigError("mcp_config_var", var=m.group(1))
+            return m.group(2)
+        used.append((m.group(1), value))
+        return value
+
+    return _VAR.sub(sub, text), used
+
+
+def expand(entry: E, env: Mapping[str, str]) -> tuple[E, list[str], list[str]]:
+    """(the entry expanded from `env`, its secrets, its credentials). Pure: `env` is all it reads."""
+    used: list[tuple[str, str]] = []
+
+    def walk(value: Any, key: str = "") -> Any:
+        if isinstance(value, str):
+            text, found = expand_text(value, env)
+            used.extend(found)
+            return text
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):  # env, headers; of "oauth" only the settings that take variables
+            return {k: walk(v) if key != "oauth" or k in OAUTH_EXPANDED else v for k, v in value.items()}
+        return value
+
+    done = entry.model_copy(update={f: walk(getattr(entry, f), f) for f in entry.expanded})
+    secrets, strong = [v for _, v in used], [v for n, v in used if looks_secret(n)]
+    env_values, headers = (done.env, None) if isinstance(done, StdioEntry) else (None, done.headers)
+    if isinstance(done, HttpEntry):  # the OAuth secret or key, a URL's credentials: both kinds
+        found = [*(v for k, v in (done.oauth or {}).items() if k in ("clientSecret", "privateKey") and v),
+                 *url_credentials(done.url)]
+        secrets, strong = [*secrets, *found], [*strong, *found]
+    return done, spec_secrets(env_values, headers, secrets), keep([*strong, *credential_values(env_values, headers)])
+
+
+def is_http(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def cimd_url(url: Any) -> bool:
+    """A client ID metadata document's URL: https, a host, a path other than "/" (the SDK's rule)."""
+    if not isinstance(url, str):
+        return False
+    parts = urlsplit(url)
+    return parts.scheme == "https" and bool(parts.hostname) and parts.path not in ("", "/")
