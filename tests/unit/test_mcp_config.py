@@ -60,6 +60,13 @@ def test_stdio_and_http_entries(tmp_path, monkeypatch):
     ({"command": "a", "timeout": -1}, ["'bad'", "timeout"]),
     ({"command": "a", "protocol": "2099-01-01"}, ["'bad'", "protocol", "2026-07-28"]),
     ({"command": "a", "protocol": 2026}, ["'bad'", "protocol"]),
+    # typed fields (client/engine/mcp/entries.py): a wrong type is refused, never coerced
+    ({"command": "a", "alwaysAllow": "*"}, ["'bad'", "alwaysAllow", "list"]),  # not every tool, nor "*" as letters
+    ({"command": "a", "startupTimeout": True}, ["'bad'", "startupTimeout"]),
+    ({"command": "a", "args": ["x", {"$ref": "y"}]}, ["'bad'", "args.1"]),
+    ({"url": "https://h/mcp", "headers": ["Authorization: x"]}, ["'bad'", "headers"]),
+    ({"url": "https://h/mcp", "oauth": {"redirectPort": "8080; x"}}, ["'bad'", "oauth.redirectPort"]),
+    ({"url": "https://h/mcp", "oauth": {"clientId": ["a", "b"]}}, ["'bad'", "oauth.clientId"]),
     ("just a string", ["'bad'"]),
     ({"url": "https://h/mcp", "oauth": {"clientMetadataUrl": "http://h/client.json"}}, ["'bad'", "clientMetadataUrl"]),
     ({"url": "https://h/mcp", "oauth": {"clientMetadataUrl": "https://h/"}}, ["'bad'", "clientMetadataUrl"]),

@@ -12,10 +12,10 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, ClassVar, Mapping, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, Mapping, TypeVar
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from client.core.config import ConfigError
 from client.core.secrets import credential_values, keep, looks_secret, mask_url_credentials, spec_secrets, url_credentials
@@ -36,69 +36,53 @@ def bad(detail: str) -> ConfigError:
     return ConfigError("mcp_config_entry", detail=detail)
 
 
-def _rule(check: Any) -> Any:
-    """The field's value through `check(value, '"field"')`, which raises `bad` (pydantic lets it through)."""
-    return BeforeValidator(lambda v, info: check(v, f'"{info.field_name}"'))
-
-
-def _text(value: Any, what: str) -> str:
-    """A string, or a number written as one."""
-    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-        raise bad(f"{what} must be a string")
-    return str(value)
-
-
-def _texts(value: Any, what: str) -> list[str]:
-    if not isinstance(value or [], list):
-        raise bad(f"{what} must be a list of strings")
-    return [_text(v, what) for v in value or []]
-
-
-def _strings(value: Any, what: str) -> dict[str, str]:
-    if not isinstance(value or {}, dict):
-        raise bad(f"{what} must be an object of strings")
-    return {str(k): _text(v, f'{what[:-1]}.{k}"') for k, v in (value or {}).items()}
-
-
-def _seconds(value: Any, what: str) -> float | None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
-        raise bad(f"{what} must be a positive number of seconds")
-    return float(value) if value else None
-
-
-def _names(value: Any, what: str) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise bad(f"{what} must be a list of tool names")
-    return value
-
-
-def _protocol(value: Any, what: str) -> str:
-    if not isinstance(value, str) or value not in PROTOCOLS:
-        raise bad(f'{what} must be "auto", "legacy" (the 2025 handshake) or "2026-07-28"')
-    return PROTOCOLS[value]
-
-
-def _oauth(value: Any, what: str) -> dict[str, Any] | None:
+def _oauth(value: Any) -> dict[str, Any] | None:
     if value is False or value is None:
         return None
     if not isinstance(value, dict):
-        raise bad(f"{what} must be an object or false")
-    conf = {k: _text(v, f'"oauth.{k}"') if k in OAUTH_EXPANDED else v for k, v in value.items()}
+        raise ValueError
+    port = value.get("redirectPort", 0)
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port < 65536:
+        raise bad('"oauth.redirectPort" must be a port number')
+    conf = {k: _text(v) if k in OAUTH_EXPANDED else v for k, v in value.items()}
+    if wrong := next((k for k in OAUTH_EXPANDED if not isinstance(conf.get(k, ""), str)), None):
+        raise bad(f'"oauth.{wrong}" must be a string')
     if conf.setdefault("grant", "authorization_code") not in OAUTH_GRANTS:
         raise bad(f'"oauth.grant" must be one of {", ".join(OAUTH_GRANTS)}')
     return conf
 
 
-class Entry(BaseModel):
-    """What both kinds share."""
+def _text(v: Any) -> Any:
+    """A number written as a string is one."""
+    return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+
+Text = Annotated[str, BeforeValidator(_text)]
+Seconds = Annotated[float, Field(gt=0)] | None
+Names = list[str]
+# what a field must be: the one line a wrong value gets (by the first field pydantic refuses)
+RULES = {"args": "a list of strings", "env": "an object of strings", "headers": "an object of strings",
+         "timeout": "a positive number of seconds", "startupTimeout": "a positive number of seconds",
+         "alwaysAllow": "a list of tool names", "autoApprove": "a list of tool names", "oauth": "an object or false",
+         "protocol": '"auto", "legacy" (the 2025 handshake) or "2026-07-28"'}
+
+
+class Entry(BaseModel):
+    """What both kinds share. Strict: a wrong type is refused, never coerced (a number as a string excepted)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
     expanded: ClassVar[tuple[str, ...]] = ()  # the fields that take ${VAR}, in the order they are expanded
-    timeout: Annotated[float | None, _rule(_seconds)] = None  # seconds per tool call (None: the hub's)
-    startupTimeout: Annotated[float | None, _rule(_seconds)] = None  # seconds to connect and list its tools
-    alwaysAllow: Annotated[list[str], _rule(_names)] = []  # tools run without asking ("*": all)
-    autoApprove: Annotated[list[str], _rule(_names)] = []  # Roo/Cline's spelling of the same list
-    protocol: Annotated[str, _rule(_protocol)] = "auto"
+    timeout: Seconds = None  # seconds per tool call (None: the hub's)
+    startupTimeout: Seconds = None  # seconds to connect and list its tools
+    alwaysAllow: Names = []  # tools run without asking ("*": all)
+    autoApprove: Names = []  # Roo/Cline's spelling of the same list
+    protocol: Annotated[Literal[tuple(PROTOCOLS)], AfterValidator(PROTOCOLS.get)] = "auto"  # type: ignore[valid-type]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nulls(cls, data: Any) -> Any:
+        """null is the field left out (but "oauth": null is off)."""
+        return {k: v for k, v in data.items() if v is not None or k == "oauth"} if isinstance(data, dict) else data
 
     def allowed(self) -> list[str]:
         return list(dict.fromkeys([*self.alwaysAllow, *self.autoApprove]))
@@ -106,10 +90,10 @@ class Entry(BaseModel):
 
 class StdioEntry(Entry):
     expanded: ClassVar[tuple[str, ...]] = ("command", "args", "env", "cwd")
-    args: Annotated[list[str], _rule(_texts)] = []
-    command: Annotated[str, _rule(_text)]
-    env: Annotated[dict[str, str], _rule(_strings)] = {}
-    cwd: Annotated[str | None, BeforeValidator(lambda v: _text(v, '"cwd"') if v else None)] = None
+    args: list[Text] = []
+    command: Text
+    env: dict[str, Text] = {}
+    cwd: Annotated[Text | None, AfterValidator(lambda v: v or None)] = None  # "": none
 
     def check(self, given: Entry) -> None:
         if not self.command.strip():
@@ -122,9 +106,9 @@ class StdioEntry(Entry):
 class HttpEntry(Entry):
     expanded: ClassVar[tuple[str, ...]] = ("url", "headers", "oauth")
     transport: str = "http"  # http | sse
-    url: Annotated[str, _rule(_text)]
-    headers: Annotated[dict[str, str], _rule(_strings)] = {}
-    oauth: Annotated[dict[str, Any] | None, _rule(_oauth)]  # {"grant": ...}: on (discovery + registration); None: off
+    url: Text
+    headers: dict[str, Text] = {}
+    oauth: Annotated[dict[str, Any] | None, BeforeValidator(_oauth)]  # {"grant": ...}: on (discovery + registration); None: off
 
     @model_validator(mode="before")
     @classmethod
@@ -154,7 +138,7 @@ E = TypeVar("E", StdioEntry, HttpEntry)
 
 
 def validate(raw: dict[str, Any]) -> StdioEntry | HttpEntry:
-    """Which kind the entry is, then every field checked (the first problem reported)."""
+    """Which kind the entry is, then every field checked (the first problem reported, in one line)."""
     kind = raw.get("type", raw.get("transport"))
     has_cmd, has_url = "command" in raw, "url" in raw
     if has_cmd == has_url:
@@ -164,7 +148,11 @@ def validate(raw: dict[str, Any]) -> StdioEntry | HttpEntry:
     transport = TRANSPORTS.get(kind or "", "stdio" if has_cmd else "http")
     if (transport == "stdio") != has_cmd:
         raise bad(f'type "{kind}" does not match {"command" if has_cmd else "url"}')
-    return StdioEntry.model_validate(raw) if has_cmd else HttpEntry.model_validate({**raw, "transport": transport})
+    try:
+        return StdioEntry.model_validate(raw) if has_cmd else HttpEntry.model_validate({**raw, "transport": transport})
+    except ValidationError as e:
+        where = ".".join(map(str, e.errors()[0]["loc"]))  # a ConfigError of a validator passes through as it is
+        raise bad(f'"{where}" must be {RULES.get(where, "a string")}') from None
 
 
 def expand_text(text: str, env: Mapping[str, str]) -> tuple[str, list[tuple[str, str]]]:

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 from client.core.config import ConfigError, Settings
 from client.core.secrets import (SECRET_VARS, Redactor, credential_values, keep, looks_secret, mask,
                                  mask_url_credentials, remember, url_credentials)
-from client.engine.mcp.entries import PROTOCOLS, bad, expand, expand_text, is_http, validate  # noqa: F401 - PROTOCOLS: era.py names it here
+from client.engine.mcp.entries import bad, expand, expand_text, is_http, validate
 
 BUNDLED_NAME = "search"
 NO_ENV: Mapping[str, str] = MappingProxyType({})  # nothing to expand from unless the caller gives an environment
