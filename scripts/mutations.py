@@ -64,7 +64,7 @@ MUTATIONS = [
     Mutation("an untrusted folder's .env is not used", "client/ui/trust.py",
              "    if changed == []:", "    if True:",
              "tests/e2e/test_untrusted_folder.py"),
-    Mutation("a file for the user never goes through a folder link", "client/engine/user_file.py",
+    Mutation("a file for the user never goes through a folder link", "client/ui/user_file.py",
              "nxt = os.open(part, _DIR | _NOFOLLOW, dir_fd=fd)", "nxt = os.open(part, _DIR, dir_fd=fd)",
              "tests/unit/test_output_sinks.py"),
     Mutation("the search server never loads an untrusted .env", "server/envfile.py",

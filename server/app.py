@@ -240,7 +240,7 @@ async def serve_http(app: NaverMCPServer, tokens: Sequence[str] = (),
     except OSError as exc:  # e.g. the port is taken: one line, as uvicorn says it (its exit code 3)
         logging.getLogger("uvicorn.error").error("%s", exc)
         raise SystemExit(3) from None
-    await uvicorn.Server(config).serve(sockets=[sock])
+    await httpconn.Server(config).serve(sockets=[sock])
 
 
 async def serve_stdio(app: NaverMCPServer) -> None:

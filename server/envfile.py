@@ -18,7 +18,7 @@ from pathlib import Path
 from plumbing.trust_record import read_regular, trusted_env
 from server.limits import UsageError
 
-RECORD = ("mcp-chat", "trusted-folders.json")  # the client's record (client/engine/trust.py)
+RECORD = ("mcp-chat", "trusted-folders.json")  # the client's record (client/ui/folder_trust.py)
 NOT_TRUSTED = ("not reading {path}: this folder is not trusted, or its .env changed since it was "
                "(trust it with `mcp-chat trust`, or pass --env-file {path})")
 

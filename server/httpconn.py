@@ -29,6 +29,7 @@ import socket
 from typing import Any
 
 import h11
+import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from server.limits import DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, accept_slack
@@ -74,17 +75,27 @@ class GatedSocket(socket.socket):
 
 
 def listen(host: str, port: int, backlog: int, budget: Budget) -> GatedSocket:
-    """The server's listening socket (as uvicorn would bind it), and the line uvicorn would log."""
+    """The server's listening socket, as uvicorn would bind it."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = GatedSocket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.budget = budget
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(backlog)
-    shown = f"[{host}]" if family == socket.AF_INET6 else host
-    logging.getLogger("uvicorn.error").info("Uvicorn running on http://%s:%d (Press CTRL+C to quit)",
-                                            shown, sock.getsockname()[1])
     return sock
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server on our socket, which says where it runs once the app has started, as uvicorn
+    does when it binds the socket itself (it says nothing for a socket it is given): supervisors
+    and tests take that line for "ready"."""
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started and sockets:
+            host, port = self.config.host, sockets[0].getsockname()[1]
+            shown = f"[{host}]" if sockets[0].family == socket.AF_INET6 else host
+            logging.getLogger("uvicorn.error").info("Uvicorn running on http://%s:%d (Press CTRL+C to quit)", shown, port)
 
 
 class HeaderTimeoutProtocol(H11Protocol):

@@ -205,6 +205,9 @@ class ChatRunner:
             "PYTHONUNBUFFERED": "1",
             "MCP_CHAT_TEST_BACKOFF_SCALE": BACKOFF_SCALE,
             "MCP_CHAT_MEMORY_DETACH": "0",  # -p leaves memory to the next start: no job outlives a run (tests that want one set 1)
+            # a loaded test machine can take a minute to start a Python MCP server; the product's 30 s
+            # would fail runs that test something else (tests of the time-out set their own)
+            "MCP_CHAT_STARTUP_TIMEOUT": "300",
             **(daemon_env or {"MCP_CHAT_DAEMON": "0"}),
         }
 

@@ -12,7 +12,7 @@ All of it is used only once the user trusted the folder as it is now. The rules:
   the sha256 of its `.env` bytes (None: no .env), a digest of every file its values name (None:
   named but absent) and the database's content (DbSeal). Any difference asks again.
 - A named file's digest is its content's sha256; a SQLite file (it changes as it is used) and
-  one over BIG_FILE bytes are keyed on their identity instead (`file_digest` in client/engine/trust.py).
+  one over BIG_FILE bytes are keyed on their identity instead (`file_digest` in client/ui/folder_trust.py).
 - The database is trusted by content, never by a number the file system reuses (ext4 gives a
   file that `git pull` or `git checkout` puts in its place the inode just freed): the sha256 of
   the main file and of its `-wal`, `-shm` and `-journal` (each present or not). The client's own

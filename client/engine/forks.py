@@ -50,6 +50,14 @@ class ForkStore(Protocol):
 
 
 @dataclass(frozen=True)
+class Forked:
+    thread_id: str  # the new thread, this user's
+    source: str
+    turns: int  # turns it holds
+    source_owner: str  # whose the source was ("" for an older client's thread)
+
+
+@dataclass(frozen=True)
 class Rewound:
     thread_id: str
     kept: int  # turns the thread keeps

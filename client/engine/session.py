@@ -21,7 +21,7 @@ from client.core.memory.parse import OWN
 from client.core.context.policy import ContextReport, ContextSettings, hydrate, prepare, report, summary_of, with_strategy
 from client.engine.agent_run import run_agent
 from client.engine.events import Event, Notice, Refused, TurnDone
-from client.engine.forks import Rewound
+from client.engine.forks import Forked, Rewound
 from client.engine.memory.background import MemoryStatus
 from client.engine.memory.manager import MemoryManager
 from client.engine.memory.session import MEMORY_LIST_WAIT, MemoryMode, SessionMemory
@@ -109,15 +109,20 @@ class ChatSession:
         return await self.memory_passes.close() if self.memory_passes else 0
 
     # -- fork and rewind (client/engine/forks.py) -------------------------------------
-    async def fork(self, at: int | None = None, *, new_id: str | None = None) -> str:
-        """/fork: a new thread holding this one's first `at` turns (default: all); returns its id. The
-        session stays on this thread until it opens the new one. A summary being made in the
-        background goes along when the fork holds the same context; it is applied only if it fits."""
-        source, info = self.thread_id, await self.threads.info()
+    async def fork(self, at: int | None = None, *, new_id: str | None = None, source: str | None = None) -> Forked:
+        """/fork, and -r ID --fork (`source`): a new thread holding the first `at` turns (default: all)
+        of this one or of `source`. The session stays where it is until it opens the new one. A
+        summary of this thread being made in the background goes along when the fork holds the same
+        context; it is applied only if it fits."""
+        source = source or self.thread_id
+        assert source is not None, "no thread to fork"
+        info = await self.threads.info(source)
         new = await self.threads.fork(source, at=at, new_id=new_id)
-        if info is not None and (at is None or at == info.turns):
+        held = info.turns if info else 0
+        turns = held if at is None else min(at, held)
+        if source == self.thread_id and info is not None and turns == held:
             self.summaries.follow(source, new)
-        return new
+        return Forked(new, source, turns, info.user_name if info else "")
 
     async def rewind(self, n: int = 1) -> Rewound:
         """/rewind: the last `n` turns leave what the model sees next, kept in a thread of their own.

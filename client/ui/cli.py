@@ -2,6 +2,11 @@
 
 Arguments are parsed before anything heavy is imported, so `--help` and `--version`
 answer at once; each command imports what it needs.
+
+Why this file is longer than most: it is the one place argv takes its shape before argparse sees
+it (options before the command name, a first word that is a question, --lang before parsing) and
+the one place every failure becomes its line and exit code. Each part reads the parser built here
+(`_option_arity`), so splitting them would pass the parser around for no reader's gain.
 """
 
 from __future__ import annotations
@@ -10,7 +15,6 @@ import argparse
 import dataclasses
 import os
 import sys
-import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,8 +54,9 @@ def _commands_epilog() -> str:
         ("mcp-chat local status|stop", tr("켜 둔 로컬 모델 서버", "the local model server kept warm")),
         ("mcp-chat memory fold", tr("미뤄 둔 장기 기억 정리 (-p 가 백그라운드로 부름)", "pending memory passes (-p starts it in the background)")),
     ]
-    wide = lambda text: sum(unicodedata.east_asian_width(c) in "WF" for c in text)  # noqa: E731 - 2 cells each
-    lines = [tr("명령:", "commands:")] + [f"  {cmd:<{40 - wide(cmd)}}{what}" for cmd, what in rows]
+    from rich.cells import cell_len  # Hangul takes two cells
+
+    lines = [tr("명령:", "commands:")] + [f"  {cmd}{' ' * max(1, 40 - cell_len(cmd))}{what}" for cmd, what in rows]
     lines.append(tr("명령별 도움말: mcp-chat COMMAND --help", "help on a command: mcp-chat COMMAND --help"))
     return "\n".join(lines)
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 import sys
-import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence, TextIO
+
+from rich.cells import cell_len as cells, set_cell_size  # terminal cells: Hangul, emoji and other wide characters take two
 
 # the one redactor and the one terminal sanitizer, re-exported for ui modules
 from client.core.secrets import mask, redact, redactor  # noqa: F401
@@ -43,22 +44,11 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     return one if len(one) <= limit else one[:limit] + "…"
 
 
-def cells(text: str) -> int:
-    """Terminal cells: Hangul and other wide characters take two."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
 def cut(text: str, width: int) -> str:
     """`text` within `width` cells, ending in … when cut."""
     if cells(text) <= width:
         return text
-    out, used = "", 1
-    for c in text:
-        used += cells(c)
-        if used > width:
-            break
-        out += c
-    return out + "…"
+    return set_cell_size(text, max(0, width - 1)).rstrip(" ") + "…"  # a wide character that does not fit leaves a space
 
 
 def fit_parts(parts: Sequence[str], width: int, *, shrink: int = 0, droppable: Sequence[int] = (),

@@ -96,12 +96,11 @@ class Repl:
         a copy of the thread chosen."""
         tid = await ThreadChooser(self.s, self.session.threads, self.r, self.read_line).choose()
         if self.s.fork_session and tid is not None:
-            source, origin = tid, await self.session.threads.info(tid)
-            tid = await self.session.threads.fork(source)
-            info = await self.session.threads.info(tid)
-            self.r.info(t("forked", src=source, n=info.turns if info else 0, id=tid))
-            if origin is not None and origin.user_name not in ("", self.s.user):
-                self.r.info(t("forked_other_owner", owner=origin.user_name, user=self.s.user))
+            copy = await self.session.fork(source=tid)
+            tid = copy.thread_id
+            self.r.info(t("forked", src=copy.source, n=copy.turns, id=tid))
+            if copy.source_owner not in ("", self.s.user):
+                self.r.info(t("forked_other_owner", owner=copy.source_owner, user=self.s.user))
         await self.switch(tid)
 
     async def end_thread(self) -> None:

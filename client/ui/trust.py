@@ -24,7 +24,7 @@ from client.ui.i18n import t
 def load_user_env() -> None:
     """The per-user `.env` (the user's own: always used); real environment variables win.
     One that is not UTF-8 text is a ConfigError naming it (exit 2)."""
-    from client.engine.trust import read_user_env
+    from client.ui.folder_trust import read_user_env
 
     for name, value in read_user_env(dirs().config / ".env").items():
         if value is not None and name not in os.environ:
@@ -34,7 +34,7 @@ def load_user_env() -> None:
 def settle(db_option: str | None, real_env: Iterable[str]) -> bool:
     """Use the working folder's offer if it is trusted as it is now (asking at a terminal).
     Returns whether a database in it may be the default one. `real_env`: the names set before any .env."""
-    from client.engine.trust import load_records, record_path, update, with_record
+    from client.ui.folder_trust import load_records, record_path, update, with_record
 
     chosen, records = bool(db_option or raw("CHECKPOINT_DB")), record_path(dirs().config)
     real = os.path.realpath(Path.cwd())
@@ -105,7 +105,7 @@ def describe(o: Offer, changed: list[str] | None = None) -> list[str]:
 
 def run_trust(folder: str, revoke: bool, real_env: Iterable[str]) -> int:
     """`mcp-chat trust [DIR]` / `mcp-chat trust --revoke [DIR]`."""
-    from client.engine.trust import load_records, record_path, update, with_record, without
+    from client.ui.folder_trust import load_records, record_path, update, with_record, without
 
     path, records = Path(folder or "."), record_path(dirs().config)
     if not path.is_dir():
@@ -135,7 +135,7 @@ def run_trust(folder: str, revoke: bool, real_env: Iterable[str]) -> int:
 
 def _offer(folder: Path, real_env: Iterable[str], db_chosen: bool, known: Record | None = None) -> Offer:
     """folder_offer, its errors naming the file without the folder name's control characters."""
-    from client.engine.trust import folder_offer
+    from client.ui.folder_trust import folder_offer
 
     try:
         return folder_offer(folder, real_env, db_chosen, known)

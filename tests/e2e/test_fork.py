@@ -89,7 +89,7 @@ async def test_a_fork_at_the_end_copies_the_context_and_forks_of_forks_hold_thei
     await s.open("src")
     await play(s, llm, TEXTS[:4])
     src_state = await s.threads.state()
-    f1 = await s.fork()  # /fork: all turns, from the open thread
+    f1 = (await s.fork()).thread_id  # /fork: all turns, from the open thread
     await s.open(f1)
     assert [m.model_dump() for m in await s.threads.state()] == [m.model_dump() for m in src_state]
     [in_f1] = await play(s, llm, ["포크 하나의 질문"])
@@ -150,7 +150,7 @@ async def test_memory_counts_once_across_a_fork_and_either_delete(db_url, llm, s
     await s.end()  # a batch folds the thread at its end
     assert [t for t, _ in await bullets()] and all(tid == "src" for _, tid in await bullets())
     before = await bullets()
-    fork = await s.fork()
+    fork = (await s.fork()).thread_id
     await s.open(fork)
     assert await s.store.memory_turn(fork) == 1  # the copied turn is the source's to fold
     extractions = len([q for q in llm.memory_requests() if "장기 기억 후보" in str(q["messages"][0]["content"])])
@@ -225,7 +225,7 @@ async def test_a_fork_while_the_threads_memory_pass_runs_leaves_the_turns_to_the
     llm.push({"for": "memory", "hold": answer, "text": "- [1] 사용자는 채식주의자이다"})
     await run_turn(s, "나는 채식주의자야")
     await memory_request_sent(llm, 0)
-    fork = await s.fork()
+    fork = (await s.fork()).thread_id
     await s.open(fork)  # as /fork does
     assert s.store.holds_thread("src")  # no other client takes it while the pass may still write
     answer.set()
@@ -252,7 +252,7 @@ async def test_a_thread_deleted_while_its_memory_pass_runs_keeps_nothing_of_that
     llm.push({"for": "memory", "hold": answer, "text": "- [1] 사용자는 채식주의자이다"})
     await run_turn(s, "나는 채식주의자야")
     await memory_request_sent(llm, 0)
-    fork = await s.fork()
+    fork = (await s.fork()).thread_id
     await s.open(fork)
     await s.threads.delete("src")
     answer.set()
@@ -288,8 +288,8 @@ async def test_a_fork_while_a_background_summary_is_pending_gets_it_whole_or_not
     pending = s.summaries.pending
     assert pending is not None and pending.thread_id == "src"
     stored = await s.threads.state()
-    later = await s.fork(2)  # an earlier turn: not the context the summary was made for
-    fork = await s.fork()
+    later = (await s.fork(2)).thread_id  # an earlier turn: not the context the summary was made for
+    fork = (await s.fork()).thread_id
     assert s.summaries.pending is pending and pending.thread_id == fork
     await s.open(fork)
     assert [m.id for m in await s.threads.state()] == [m.id for m in stored]  # as stored: no pair in it

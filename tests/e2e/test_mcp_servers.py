@@ -26,6 +26,7 @@ from tests.e2e.test_mcp_everything import (  # noqa: F401 - fixtures
     tool_results,
     write_config,
 )
+from tests.waits import HANG
 
 pytestmark = pytest.mark.sqlite_only  # MCP behaviour does not depend on the storage backend
 ECHO = call_line("echo", {"message": "살아있음"})
@@ -49,7 +50,7 @@ class Live:
         for raw in self.p.stdout:
             self.lines.put(raw.decode(errors="replace"))
 
-    def wait_for(self, text: str, timeout: float = 60) -> list[str]:
+    def wait_for(self, text: str, timeout: float = HANG) -> list[str]:
         got: list[str] = []
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -14,6 +14,7 @@ import pytest
 from tests.backends import is_pg
 from tests.conftest import user_texts
 from tests.procs import alive, holding
+from tests.waits import HANG
 
 pytestmark = pytest.mark.storage  # thread locks across clients: both backends
 
@@ -26,7 +27,7 @@ def _spawn(chat, *args: str) -> subprocess.Popen:
                             cwd=chat.tmp, env=chat.env)
 
 
-def _wait(pred, timeout: float = 60) -> None:
+def _wait(pred, timeout: float = HANG) -> None:
     end = time.monotonic() + timeout
     while not pred():
         assert time.monotonic() < end, "timed out"

@@ -22,6 +22,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.server.helpers import reported_port, stop_process
+from tests.waits import HANG
 
 
 def _listening(port: int) -> bool:
@@ -122,7 +123,7 @@ def _replica(naver, log_path) -> tuple[subprocess.Popen, int]:
         raise
 
 
-def _wait(pred, timeout: float = 120, proc: subprocess.Popen | None = None) -> None:
+def _wait(pred, timeout: float = HANG, proc: subprocess.Popen | None = None) -> None:
     end = time.monotonic() + timeout
     while not pred():
         assert time.monotonic() < end, "timed out"

@@ -175,7 +175,7 @@ async def test_a_fork_carries_the_tools_its_source_called(tmp_path, llm):
         await run_turn(chat.session, "드라이브에서 보고서 찾아 줘")
         await run_turn(chat.session, "고마워")
         before = llm.chat_requests()[-1]["tools"]
-        fork = await chat.session.fork()
+        fork = (await chat.session.fork()).thread_id
         await chat.session.open(fork)
         await run_turn(chat.session, "이어서")
     assert [t["function"]["name"] for t in before] == ["tool_search", "drive_list_file"]

@@ -10,6 +10,8 @@ from typing import Callable
 
 import pytest
 
+from tests.waits import HANG
+
 
 class Live:
     """`mcp-chat` running with a pipe on stdin, for signals between lines.
@@ -35,7 +37,7 @@ class Live:
         """stdout and stderr so far (status lines and notices may be on either)."""
         return (bytes(self._buf["out"]) + bytes(self._buf["err"])).decode(errors="replace")
 
-    def wait_text(self, what: str, count: int = 1, timeout: float = 90) -> None:
+    def wait_text(self, what: str, count: int = 1, timeout: float = HANG) -> None:
         """Until `what` was printed `count` times (start-up on a busy machine can be slow)."""
         end = time.monotonic() + timeout
         while self.text().count(what) < count:
@@ -43,7 +45,7 @@ class Live:
             assert time.monotonic() < end, f"timed out waiting for {what!r}:\n{self.text()}"
             time.sleep(0.05)
 
-    def interrupt_at_prompt(self, timeout: float = 30) -> None:
+    def interrupt_at_prompt(self, timeout: float = HANG) -> None:
         """Ctrl-C once the program is idle, then wait for it to end.
 
         A pipe shows no prompt, and between the status line and the next read there is a
@@ -66,7 +68,7 @@ class Live:
         self.p.stdin.write((line + "\n").encode())
         self.p.stdin.flush()
 
-    def finish(self, timeout: float = 60) -> tuple[int, str, str]:
+    def finish(self, timeout: float = HANG) -> tuple[int, str, str]:
         if self.p.stdin and not self.p.stdin.closed:
             try:
                 self.p.stdin.close()
@@ -79,7 +81,7 @@ class Live:
                 self._buf["err"].decode(errors="replace"))
 
 
-def wait_for(pred: Callable[[], bool], timeout: float = 120) -> None:
+def wait_for(pred: Callable[[], bool], timeout: float = HANG) -> None:
     """Until pred() holds; the bound is a hang detector (a cold start on a loaded machine takes a minute)."""
     end = time.monotonic() + timeout
     while not pred():

@@ -48,6 +48,8 @@ class Runs:
             "NAVER_CLIENT_ID": naver.client_id, "NAVER_CLIENT_SECRET": naver.client_secret,
             "NAVER_API_BASE_URL": naver.base_url, "PYTHONUNBUFFERED": "1",
             "MCP_CHAT_RUNTIME_DIR": str(rundir),
+            # a -p run's detached memory job would reach the stub during the next run and be recorded as its request
+            "MCP_CHAT_MEMORY_DETACH": "0",
         }
 
     def __call__(self, warm: bool, *args: str, input: str = "", db: str = "chat.db") -> subprocess.CompletedProcess:

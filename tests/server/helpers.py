@@ -26,6 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, Tool
 
 from tests.stubs.naver_stub import NaverStub
+from tests.waits import HANG
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLIENT_ID = "iD-Value-4711"
@@ -145,7 +146,7 @@ def http_session(url: str) -> SessionThread:
     return SessionThread(lambda: streamable_http_client(url)).start()
 
 
-def wait_for_port(port: int, proc: subprocess.Popen[Any], timeout: float = 20.0) -> None:
+def wait_for_port(port: int, proc: subprocess.Popen[Any], timeout: float = HANG) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

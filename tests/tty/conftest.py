@@ -21,6 +21,7 @@ import pytest
 
 from client.ui.i18n import EN, KO
 from tests.conftest import ChatRunner
+from tests.waits import HANG
 
 WIDTH, HEIGHT = 120, 40
 STARTING = ("MCP 서버 시작 중", "MCP servers starting")  # the bottom toolbar while servers start (issue 41)
@@ -75,7 +76,7 @@ class Pane:
     def visible(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "chat")
 
-    def wait_for(self, what: str | Callable[[str], bool], timeout: float = 30, count: int = 1) -> str:
+    def wait_for(self, what: str | Callable[[str], bool], timeout: float = HANG, count: int = 1) -> str:
         pred = what if callable(what) else (lambda s: s.count(what) >= count)
         end = time.monotonic() + timeout
         while True:

@@ -16,6 +16,7 @@ from pathlib import Path
 from tests.conftest import ROOT
 from tests.e2e.test_mcp_everything import write_config
 from tests.tty.conftest import Pane
+from tests.waits import HANG
 
 ANSWER = "답 \x1b]0;PWNED\x07시작 \x1b]52;c;SGVsbG8=\x07복사 \u202eevil\u202c \u200b끝"
 TITLE = "\x1b]0;PWNED\x07제목 \x1b[2J\x1b[H지움"
@@ -32,7 +33,7 @@ def _recorded(pane: Pane, raw: Path) -> None:
     pane.tmux("pipe-pane", "-t", "chat", "-o", f"cat >> {raw}")
 
 
-def _wait_bytes(raw: Path, needle: bytes, timeout: float = 60) -> bytes:
+def _wait_bytes(raw: Path, needle: bytes, timeout: float = HANG) -> bytes:
     end = time.monotonic() + timeout
     while True:
         data = raw.read_bytes() if raw.exists() else b""

@@ -135,7 +135,7 @@ async def test_export_never_goes_through_a_planted_folder_link(tmp_path, monkeyp
 
 
 def test_a_folder_swapped_for_a_link_after_the_check_is_not_followed(tmp_path, monkeypatch):
-    from client.engine.user_file import kind, write_user_file
+    from client.ui.user_file import kind, write_user_file
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sub").mkdir()

@@ -326,3 +326,10 @@ def test_the_finished_part_of_a_streamed_answer():
     assert finished("```py\n") == (0, "") and finished("\n\n\n문단") == (0, "")
     assert finished("```\n\n\n") == (len("```\n\n"), "\n```")  # blank lines in code are code
     assert open_fence("글\n\n~~~~ sh\necho") == "~~~~ sh" and open_fence("```\nx\n```\n") == ""
+
+
+def test_cells_count_what_the_terminal_draws():
+    """Combining marks and zero-width joiners take no cell, a modified emoji two (rich.cells): the
+    hand-written count gave 'àb́ĉ' 6 cells and a family emoji 8, and cut long lines short."""
+    assert [cells(s) for s in ("àb́ĉ", "👍🏽", "한\u200b글", "가")] == [3, 2, 4, 2]
+    assert cut("àb́ĉdef", 4) == "àb́ĉ…" and cells(cut("abc한국어", 5)) <= 5

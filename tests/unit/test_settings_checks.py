@@ -1,6 +1,6 @@
 """Every setting is checked where it is resolved (client/ui/options.py, client/ui/env_settings.py):
 a value that makes no sense is a ConfigError naming the option or the variable, never a silent
-default; sensible values pass. And a .env file must be UTF-8 text (client/engine/trust.py)."""
+default; sensible values pass. And a .env file must be UTF-8 text (client/ui/folder_trust.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from client.core.config import ConfigError
-from client.engine.trust import parse_env, read_user_env
+from client.ui.folder_trust import parse_env, read_user_env
 from client.ui import env_settings
 from client.ui.i18n import t
 from client.ui.options import add_chat_options, add_common_options, resolve, resolve_lang

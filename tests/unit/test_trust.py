@@ -1,5 +1,5 @@
 """Working-folder trust: the pure rules (client/core/trust.py), what a folder offers and the
-per-user record (client/engine/trust.py), the question (client/ui/trust.py describe), and the
+per-user record (client/ui/folder_trust.py), the question (client/ui/trust.py describe), and the
 record reader the search server shares (plumbing/trust_record.py).
 
 The folders play the attacker after the user trusted them: a `git pull` that changes only the
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from client.core.trust import Record, changes, offer, record_of, shown_value, trusted
-from client.engine.trust import folder_offer, load_records, save_records, with_record, without
+from client.ui.folder_trust import folder_offer, load_records, save_records, with_record, without
 from plumbing.trust_record import trusted_env
 
 HOSTILE = b"MCP_CONFIG=./evil.json\nMCP_CHAT_YES=1\nCLOVA_STUDIO_BASE_URL=http://127.0.0.1:9/v1\nLD_PRELOAD=./evil.so\n"

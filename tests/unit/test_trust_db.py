@@ -22,8 +22,8 @@ from langchain_core.messages import HumanMessage
 
 from client.core.trust import changes, record_of
 from client.engine.store import open_store
-from client.engine.trust import folder_offer, load_records, record_path, save_records, with_record
 from client.ui.env_settings import dirs
+from client.ui.folder_trust import folder_offer, load_records, record_path, save_records, with_record
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.sqlite_only
@@ -203,7 +203,7 @@ def test_no_reader_waits_on_a_fifo(tmp_path, monkeypatch):
     """A FIFO where a `.env`, a named file or a sidecar is expected is never opened for reading
     (nothing would ever write to it): the client's per-user .env, the folder's, the search
     server's `--env-file` and `./.env`, and the database's seal."""
-    from client.engine.trust import read_env_file, read_user_env
+    from client.ui.folder_trust import read_env_file, read_user_env
     from plumbing.trust_record import read_regular, sha256_file
     from server.envfile import load_env
     from server.limits import UsageError

@@ -12,6 +12,12 @@ when it exceeds its own budget, and only into a text that still holds every note
 key word.
 
 No I/O of its own: `ask` sends one plain (tool-less) request and returns the text.
+
+Why this file is longer than most: the steps of one roll (section, notes put back, corrections
+marked, refusal and retry, compression that must keep every note) share one invariant, that the
+summary never loses what it held, and each step's check is written next to the step it guards.
+The rules for what counts as salient, degenerate or a note are already their own modules
+(quality.py, notes.py, speakers.py).
 """
 
 from __future__ import annotations

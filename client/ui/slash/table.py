@@ -5,8 +5,9 @@ Parsing, /help and dispatch all read this table; the completer (client/ui/tui.py
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
+
+from rich.cells import cell_len
 
 from client.ui.i18n import t
 from client.ui.slash import context as ctx
@@ -97,5 +98,4 @@ def help_text(provider_help: str = "") -> str:
 
 def pad(text: str, cells: int) -> str:
     """ljust by terminal cells: Hangul and other wide characters take two."""
-    width = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-    return text + " " * max(0, cells - width)
+    return text + " " * max(0, cells - cell_len(text))

@@ -96,9 +96,9 @@ async def export(c: SlashContext, path: str) -> None:
 
 
 async def _write_export(c: SlashContext, target: Path, path: str, text: str) -> None:
-    """Never through a symlink, never over a file unasked (client/engine/user_file.py); in a pipe
+    """Never through a symlink, never over a file unasked (client/ui/user_file.py); in a pipe
     an existing file is refused with one line."""
-    from client.engine.user_file import kind, write_user_file
+    from client.ui.user_file import kind, write_user_file
 
     there = kind(target)
     if there in ("link", "other"):
@@ -137,12 +137,12 @@ async def fork(c: SlashContext, arg: str) -> None:
         c.r.error(t("fork_empty"))
         return
     try:
-        new = await c.session.fork(at)
+        copy = await c.session.fork(at)
     except StoreError as e:
         c.r.error(t(e.key, **e.fmt))
         return
-    c.r.line(t("forked", src=info.thread_id, n=at or info.turns, id=new))
-    await c.switch(new)
+    c.r.line(t("forked", src=copy.source, n=copy.turns, id=copy.thread_id))
+    await c.switch(copy.thread_id)
 
 
 async def rewind(c: SlashContext, arg: str) -> None:
