@@ -177,6 +177,15 @@ USERINFO_RE = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^:/@\s]*:)(?P<pw
 PASSWORD_PARAM_RE = re.compile(r"(?P<head>\bpassword\s*=\s*)(?P<pw>'(?:[^'\\]|\\.)*'|[^&\s]*)", re.IGNORECASE)
 
 
+def http_url(url: str) -> bool:
+    """An http(s) URL with a host (what a model endpoint or an MCP server URL must be)."""
+    try:
+        parts = urlsplit(url)
+        return parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 1) > 0
+    except ValueError:  # e.g. a port that is not a number
+        return False
+
+
 def url_passwords(url: str) -> list[str]:
     """The password(s) a URL carries, raw and percent-decoded (for redacting free text).
     Here, at the bottom of the import graph, because client/core/secrets.py and pg_url.py need it."""

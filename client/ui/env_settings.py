@@ -12,9 +12,8 @@ from __future__ import annotations
 import math
 import os
 from typing import Callable, TypeVar
-from urllib.parse import urlsplit
 
-from client.core.config import ConfigError, Dirs, Phrase, Tuning, bad_value, env_given, phrase
+from client.core.config import ConfigError, Dirs, Phrase, Tuning, bad_value, env_given, http_url, phrase
 
 T = TypeVar("T")
 
@@ -79,15 +78,6 @@ def number(name: str, convert: Callable[[str], T], ok: Callable[[T], bool], rule
 
 def finite(x: float) -> bool:
     return math.isfinite(x)
-
-
-def http_url(url: str) -> bool:
-    """An http(s) URL with a host (what a model endpoint or an MCP server URL must be)."""
-    try:
-        parts = urlsplit(url)
-        return parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 1) > 0
-    except ValueError:  # e.g. a port that is not a number
-        return False
 
 
 def temperature() -> float | None:

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from client.core.config import (
     DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_STRATEGY, MEMORY_SCORERS, MEMORY_SOURCES, OUTPUT_FORMATS, STRATEGIES, THREAD_ID_RE,
-    ConfigError, ContextSettings, Phrase, Settings, bad_value, env_given, phrase,
+    ConfigError, ContextSettings, Phrase, Settings, bad_value, env_given, http_url, phrase,
 )
 from client.core.paths import default_db
 from client.ui import env_settings
@@ -315,7 +315,7 @@ def _check_base_url(args: argparse.Namespace, name: str) -> None:
     names = BASE_URL_ENV.get(name, ())
     shown, url = ("--base-url", given) if given else next(
         ((n, env_value(n)) for n in names if env_value(n)), ("", None))
-    if url is not None and not env_settings.http_url(url):
+    if url is not None and not http_url(url):
         given = f"{shown}={url}" if shown == "--base-url" else env_given(shown, url)
         raise bad_value(given, phrase("rule_http", example="https://HOST/v1"))
 

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from client.core.config import ConfigError
+from client.core.config import ConfigError, http_url
 from client.core.secrets import credential_values, keep, looks_secret, mask_url_credentials, spec_secrets, url_credentials
 
 TRANSPORTS = {"stdio": "stdio", "sse": "sse",
@@ -59,7 +59,6 @@ def _text(v: Any) -> Any:
 
 Text = Annotated[str, BeforeValidator(_text)]
 Seconds = Annotated[float, Field(gt=0)] | None
-Names = list[str]
 # what a field must be: the one line a wrong value gets (by the first field pydantic refuses)
 RULES = {"args": "a list of strings", "env": "an object of strings", "headers": "an object of strings",
          "timeout": "a positive number of seconds", "startupTimeout": "a positive number of seconds",
@@ -74,8 +73,8 @@ class Entry(BaseModel):
     expanded: ClassVar[tuple[str, ...]] = ()  # the fields that take ${VAR}, in the order they are expanded
     timeout: Seconds = None  # seconds per tool call (None: the hub's)
     startupTimeout: Seconds = None  # seconds to connect and list its tools
-    alwaysAllow: Names = []  # tools run without asking ("*": all)
-    autoApprove: Names = []  # Roo/Cline's spelling of the same list
+    alwaysAllow: list[str] = []  # tools run without asking ("*": all)
+    autoApprove: list[str] = []  # Roo/Cline's spelling of the same list
     protocol: Annotated[Literal[tuple(PROTOCOLS)], AfterValidator(PROTOCOLS.get)] = "auto"  # type: ignore[valid-type]
 
     @model_validator(mode="before")
@@ -121,7 +120,7 @@ class HttpEntry(Entry):
         return data
 
     def check(self, given: Entry) -> None:
-        if not is_http(self.url):
+        if not http_url(self.url):
             raise bad(f'"url" is not an http(s) URL: {getattr(given, "url", "")}')
         conf = self.oauth or {}
         if "clientMetadataUrl" in conf and not cimd_url(conf["clientMetadataUrl"]):
@@ -155,11 +154,9 @@ def validate(raw: dict[str, Any]) -> StdioEntry | HttpEntry:
         raise bad(f'"{where}" must be {RULES.get(where, "a string")}') from None
 
 
-def expand_text(text: str, env: Mapping[str, str]) -> tuple[str, list[tuple[str, str]]]:
-    """`text` with `${VAR}` / `${VAR:-default}` replaced from `env`; the (variable, value) pairs used."""
-    used: list[tuple[str, str]] = []
-    if prompted := _INPUT.search(text):
-        raise ConfigError("mcp_config_input", ref=prompted.group(0))
+def expand(entry: E, env: Mapping[str, str]) -> tuple[E, list[str], list[str]]:
+    """(the entry expanded from `env`, its secrets, its credentials). Pure: `env` is all it reads."""
+    used: list[tuple[str, str]] = []  # (variable, value)
 
     def sub(m: re.Match[str]) -> str:
         value = env.get(m.group(1))
@@ -170,18 +167,11 @@ def expand_text(text: str, env: Mapping[str, str]) -> tuple[str, list[tuple[str,
         used.append((m.group(1), value))
         return value
 
-    return _VAR.sub(sub, text), used
-
-
-def expand(entry: E, env: Mapping[str, str]) -> tuple[E, list[str], list[str]]:
-    """(the entry expanded from `env`, its secrets, its credentials). Pure: `env` is all it reads."""
-    used: list[tuple[str, str]] = []
-
     def walk(value: Any, key: str = "") -> Any:
         if isinstance(value, str):
-            text, found = expand_text(value, env)
-            used.extend(found)
-            return text
+            if prompted := _INPUT.search(value):
+                raise ConfigError("mcp_config_input", ref=prompted.group(0))
+            return _VAR.sub(sub, value)
         if isinstance(value, list):
             return [walk(v) for v in value]
         if isinstance(value, dict):  # env, headers; of "oauth" only the settings that take variables
@@ -196,15 +186,6 @@ def expand(entry: E, env: Mapping[str, str]) -> tuple[E, list[str], list[str]]:
                  *url_credentials(done.url)]
         secrets, strong = [*secrets, *found], [*strong, *found]
     return done, spec_secrets(env_values, headers, secrets), keep([*strong, *credential_values(env_values, headers)])
-
-
-def is_http(url: str) -> bool:
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 def cimd_url(url: Any) -> bool:

@@ -31,10 +31,10 @@ from types import MappingProxyType
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-from client.core.config import ConfigError, Settings
-from client.core.secrets import (SECRET_VARS, Redactor, credential_values, keep, looks_secret, mask,
+from client.core.config import ConfigError, Settings, http_url
+from client.core.secrets import (SECRET_VARS, Redactor, credential_values, keep, mask,
                                  mask_url_credentials, remember, url_credentials)
-from client.engine.mcp.entries import bad, expand, expand_text, is_http, validate
+from client.engine.mcp.entries import HttpEntry, bad, expand, validate
 
 BUNDLED_NAME = "search"
 NO_ENV: Mapping[str, str] = MappingProxyType({})  # nothing to expand from unless the caller gives an environment
@@ -123,20 +123,18 @@ def names_directories(spec: ServerSpec) -> bool:
 
 
 def url_spec(url: str, name: str = "", env: Mapping[str, str] = NO_ENV) -> ServerSpec:
-    """A `--server-url` entry: streamable HTTP, named after its host (`${VAR}` from `env`)."""
+    """A `--server-url` entry: streamable HTTP, named after its host (`${VAR}` from `env`, as in an entry)."""
     try:
-        expanded, secrets = expand_text(url, env)
-    except ConfigError as e:
-        raise ConfigError(e.key, path="--server-url", name=name or url, **e.fmt) from None
-    if not is_http(expanded):
+        e, secrets, known = expand(HttpEntry(url=url, oauth={}), env)
+    except ConfigError as err:
+        raise ConfigError(err.key, path="--server-url", name=name or url, **err.fmt) from None
+    if not http_url(e.url):
         raise ConfigError("mcp_bad_url", name=name or "--server-url", url=url)
-    parts = urlsplit(expanded)
+    parts = urlsplit(e.url)
     host = parts.hostname or "server"
-    name = name or _slug(host if parts.port is None else f"{host}-{parts.port}")
-    found = url_credentials(expanded)
-    remember([*found, *(v for n, v in secrets if looks_secret(n))])
-    return ServerSpec(name=name, transport="http", url=expanded, shown=mask_url_credentials(url),
-                      secrets=keep([*(v for _, v in secrets), *found]), oauth={})
+    remember(known)
+    return ServerSpec(name=name or _slug(host if parts.port is None else f"{host}-{parts.port}"), transport="http",
+                      url=e.url, shown=mask_url_credentials(url), secrets=secrets, oauth={})
 
 
 def server_specs(settings: Settings, env: Mapping[str, str] = NO_ENV) -> list[ServerSpec]:
