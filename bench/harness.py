@@ -15,7 +15,8 @@ sys.path.insert(0, str(ROOT))
 from client.engine.build import build_session  # noqa: E402
 from client.core.config import Settings  # noqa: E402
 from client.core.context.policy import ContextSettings  # noqa: E402
-from client.engine.mcp import ToolHub, bundled_spec  # noqa: E402
+from client.engine.mcp import bundled_spec  # noqa: E402
+from client.engine.mcp.hub import ToolHub  # noqa: E402
 from client.engine.events import TurnDone  # noqa: E402
 from client.engine.session import ChatSession  # noqa: E402
 from client.engine.store import open_store  # noqa: E402
@@ -43,12 +44,12 @@ async def client_stack(llm: LLMStub, db: str, strategy: str, *, tools: bool = Tr
     store = await open_store(db)
     hub = ToolHub([bundled_spec(env=os.environ)])  # the Naver stub's settings, as the ui hands them down
     if tools:
-        await hub.connect()
-        assert not hub.error, hub.error
+        await hub.fleet.connect()
+        assert not hub.fleet.error, hub.fleet.error
     try:
         yield build_session(settings, store, hub.tools)
     finally:
-        await hub.aclose()
+        await hub.fleet.aclose()
         await store.close()
 
 

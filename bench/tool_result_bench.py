@@ -51,7 +51,7 @@ def sdk_transports() -> None:
 async def child(mode: str, mb: float, transport: str, url: str, llm_url: str) -> dict:
     from client.core.config import Settings
     from client.engine.build import build_session
-    from client.engine.mcp import ToolHub
+    from client.engine.mcp.hub import ToolHub
     from client.engine.mcp.specs import ServerSpec
     from client.engine.store import open_store
 
@@ -64,8 +64,8 @@ async def child(mode: str, mb: float, transport: str, url: str, llm_url: str) ->
                             max_input_tokens=123_904)  # HCX-005's budget
         store = await open_store(settings.db)
         hub = ToolHub([spec])
-        await hub.connect()
-        assert hub.error is None, hub.error
+        await hub.fleet.connect()
+        assert hub.fleet.error is None, hub.fleet.error
         try:
             session = build_session(settings, store, hub.tools)
             await session.open(None)
@@ -74,7 +74,7 @@ async def child(mode: str, mb: float, transport: str, url: str, llm_url: str) ->
             await run_turn(session, f"{mb} MB 결과를 가져와")
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         finally:
-            await hub.aclose()
+            await hub.fleet.aclose()
             await store.close()
     return {"wall": wall, "cpu": cpu, "peak": vm_hwm_mb(), "idle": idle}
 

@@ -28,7 +28,7 @@ from harness import ROOT, run_turn  # noqa: E402
 from client.core.config import Settings  # noqa: E402
 from client.core.context.budget import estimate_text_tokens, estimate_tools_tokens  # noqa: E402
 from client.engine.build import build_session  # noqa: E402
-from client.engine.mcp import ToolHub  # noqa: E402
+from client.engine.mcp.hub import ToolHub  # noqa: E402
 from client.engine.mcp.gate import PermissionGate  # noqa: E402
 from client.engine.mcp.permissions import Permissions  # noqa: E402
 from client.engine.mcp.specs import ServerSpec  # noqa: E402
@@ -103,8 +103,8 @@ async def main() -> None:
         log = folder / "ran.log"
         t0 = time.perf_counter()
         hub = ToolHub(specs(a.servers, a.tools, log), permissions=Permissions(yes=True))
-        await hub.connect()
-        assert hub.error is None, hub.error
+        await hub.fleet.connect()
+        assert hub.fleet.error is None, hub.fleet.error
         started = time.perf_counter() - t0
         try:
             results = {}
@@ -114,7 +114,7 @@ async def main() -> None:
                     checks = found_and_ran(log, list(llm.requests))
                     log.unlink(missing_ok=True)
         finally:
-            await hub.aclose()
+            await hub.fleet.aclose()
     print(f"{len(hub.tools)} tools over {a.servers} servers (started in {started:.1f} s); budget {BUDGET:,} tokens; "
           f"{a.turns} turns, {len(CALLS)} of them with a tool call\n")
     print("| schemas | turn | tools sent | request chars | tools tokens (est.) | request tokens (est.) | share of budget |")

@@ -9,13 +9,15 @@ from client.core.config import Settings
 from client.engine.store import Store
 
 if TYPE_CHECKING:
+    from client.engine.late_tools import LateTools
+    from client.engine.mcp.gate import PermissionGate
     from client.engine.models import Models
     from client.engine.providers import Runtime
     from client.engine.session import ChatSession
 
 
 def build_session(settings: Settings, store: Store, tools: list, *, runtime: Runtime | None = None,
-                  models: Models | None = None, gate: Any = None, late: Any = None) -> ChatSession:
+                  models: Models | None = None, gate: PermissionGate | None = None, late: LateTools | None = None) -> ChatSession:
     """A ChatSession over an open store and connected tools (both owned by the caller);
     long-term memory when settings.memory is on. `models`: the session's model owner when it
     already exists (the command line builds it before the MCP servers, for sampling), else one

@@ -22,7 +22,7 @@ from client.core.secrets import settings_secrets
 from client.ui import failures
 from client.ui.frontend import TerminalFrontend
 from client.ui.i18n import t
-from client.engine.mcp import ToolHub
+from client.engine.mcp.hub import ToolHub
 from client.ui.oneshot import Capture, to_json
 from client.ui.line_reader import LineReader
 from client.ui.render import Renderer, Status, debug_traceback, redact

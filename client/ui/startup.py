@@ -28,9 +28,15 @@ from client.ui.i18n import t
 if TYPE_CHECKING:
     from client.engine.frontend import Frontend
     from client.engine.mcp.features import ClientFeatures
+    from client.engine.mcp.gate import PermissionGate
+    from client.engine.mcp.hub import ToolHub
+    from client.engine.mcp.server import ServerConn
+    from client.engine.mcp.starting import ServerFleet
     from client.engine.models import Models
     from client.engine.providers import Runtime
+    from client.engine.session import ChatSession
     from client.engine.store import Store
+    from client.ui.render import Renderer
 
 EXIT_OK = 0
 SPAWN_WAIT = 2.0  # -p, pipes: seconds at most for the MCP servers' processes to start before the model is built
@@ -38,7 +44,7 @@ SPAWN_WAIT = 2.0  # -p, pipes: seconds at most for the MCP servers' processes to
 
 async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) -> int:
     """The chat on an open store (the caller opened it before anything started and closes it)."""
-    from client.engine.mcp import ToolHub
+    from client.engine.mcp.hub import ToolHub
     from client.engine.mcp.permissions import Permissions
     from client.engine.mcp.saved_approvals import SavedApprovals, approvals_path
     from client.engine.mcp.saved_tools import SavedTools, tools_dir
@@ -69,7 +75,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
     # at a terminal nothing waits for a server: each joins the next request once it is up (issue 41);
     # -p, piped input and --require-tools wait for them all (scripts stay deterministic)
     lazy = renderer.interactive and settings.prompt is None and not settings.require_tools
-    hub.start()  # every server in the background, each on its own (client/engine/mcp/starting.py)
+    hub.fleet.start()  # every server in the background, each on its own (client/engine/mcp/starting.py)
     key_check: asyncio.Task | None = None
     try:
         from client.engine.agent import check_key
@@ -77,13 +83,13 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
         if lazy:  # the key is checked while the user reads and types; a refusal ends the chat (Repl.watch)
             key_check = asyncio.get_running_loop().create_task(check_key(settings, runtime), name="key-check")
         else:
-            await hub.opened(SPAWN_WAIT)  # their processes start (own imports, another core) while the model is built
+            await hub.fleet.opened(SPAWN_WAIT)  # their processes start (own imports, another core) while the model is built
         models = Models(settings, runtime)  # the one owner of the model: sampling, summaries, memory and the agent read it
         if key_check is None:
             await check_key(settings, runtime)  # rejected: exit 2 before anything is sent
         if not lazy:
-            await hub.connect()
-            _report(hub, settings, renderer)
+            await hub.fleet.connect()
+            _report(hub.fleet, settings, renderer)
         session, tools = wire_session(settings, store, hub, models, renderer, features.drain_journal)
         from client.ui.repl import Repl
 
@@ -93,7 +99,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
         if lazy and isinstance(reader, TtyReader):
             from client.ui.mcp_view import starting_line
 
-            reader.status = lambda: starting_line(hub)  # the bottom toolbar while servers start
+            reader.status = lambda: starting_line(hub.fleet)  # the bottom toolbar while servers start
         early_prompt.erase()  # the chat's own lines and prompt take its place (client/ui/early_prompt.py)
         for path in saved.take_problems():  # ignored: one line each
             renderer.notice(t("tools_cache_bad", path=str(path)), True)
@@ -106,12 +112,12 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
     finally:
         if key_check is not None and not key_check.done():
             key_check.cancel()
-        await hub.aclose()
+        await hub.fleet.aclose()
         if errlog is not None:
             errlog.close()  # the line pump ends once the servers let go of their ends
 
 
-def make_reader(settings: Settings, renderer: Any) -> Any:
+def make_reader(settings: Settings, renderer: Renderer) -> Any:
     """How the chat reads: prompt_toolkit at a terminal, lines from a pipe, nothing with -p."""
     if settings.prompt is not None:
         return None
@@ -131,8 +137,8 @@ def _server_stderr(line: str) -> None:
     print(screen(line), file=sys.stderr, flush=True)
 
 
-def wire_session(settings: Settings, store: Any, hub: Any, models: Models, renderer: Any,
-                 journal: Callable[[], list[dict]] | None = None) -> tuple[Any, _Tools]:
+def wire_session(settings: Settings, store: Store, hub: ToolHub, models: Models, renderer: Renderer,
+                 journal: Callable[[], list[dict]] | None = None) -> tuple[ChatSession, _Tools]:
     """The session over the hub's tools as they are now, every tool call through the permission
     gate, a call to a tool a starting server brings waiting for it (client/engine/late_tools.py);
     and the per-turn hook that gives the agent the tools that came up since."""
@@ -148,25 +154,21 @@ def wire_session(settings: Settings, store: Any, hub: Any, models: Models, rende
     return session, tools
 
 
-def _report(hub: Any, settings: Settings, renderer: Any) -> None:
+def _report(fleet: ServerFleet, settings: Settings, renderer: Renderer) -> None:
     """One line per server that did not start (the others keep their tools); with --require-tools
     those lines end the run (RequiredToolsFailed: exit code 1, the JSON object's error)."""
     from client.ui.failures import RequiredToolsFailed
 
-    hub.take_failures()  # reported here, not again before the first turn
-    if settings.require_tools and hub.failed():
-        raise RequiredToolsFailed([t("mcp_required", name=s.spec.name, target=s.spec.where, err=s.error) for s in hub.failed()])
-    for server in hub.failed():
-        if server.state == "unconfigured":  # bundled search, no Naver keys
-            renderer.notice(t("search_no_keys"), True)
-            continue
-        renderer.error(t("mcp_server_failed", name=server.spec.name, target=server.spec.where, err=server.error))
+    fleet.take_failures()  # reported here, not again before the first turn
+    if settings.require_tools and fleet.failed():
+        raise RequiredToolsFailed([t("mcp_required", name=s.spec.name, target=s.spec.where, err=s.error) for s in fleet.failed()])
+    _tell_failed(fleet.failed(), renderer)
 
 
 class _Tools:
     """The MCP servers of a session, coming up while the user reads and types."""
 
-    def __init__(self, hub: Any, settings: Settings, renderer: Any, models: Models, store: Any, gate: Any) -> None:
+    def __init__(self, hub: ToolHub, settings: Settings, renderer: Renderer, models: Models, store: Store, gate: PermissionGate) -> None:
         self.hub, self.s, self.r = hub, settings, renderer
         self.models, self.store, self.gate = models, store, gate
         self.attached = -1  # the hub's tool-list version the agent was built over
@@ -176,16 +178,16 @@ class _Tools:
     async def _grace(self) -> None:
         """A message waits for the servers whose tools are not known yet, up to the grace (the
         spinner's timer runs); those still starting after it are named in one line."""
-        waiting = [n for n in self.hub.unknown() if n not in self.waited]
+        waiting = [n for n in self.hub.fleet.unknown() if n not in self.waited]
         if not waiting:
             return
         self.waited.update(waiting)
         grace = self.s.tuning.startup_grace
         if grace > 0:
             self.r.waiting(t("spin_mcp_wait", names=", ".join(waiting)))
-            await self.hub.wait(waiting, grace)
+            await self.hub.fleet.wait(waiting, grace)
             self.r.waiting(t("spin_thinking"))
-        late = [n for n in self.hub.unknown() if n in waiting]
+        late = [n for n in self.hub.fleet.unknown() if n in waiting]
         if late:
             self.r.notice(t("mcp_sent_without", names=", ".join(late)))
 
@@ -194,8 +196,8 @@ class _Tools:
         up to the grace; failed starts reported (once each), servers whose tools changed (or whose
         listing expired) listed again, and the tools that are ready now become the agent's."""
         await self._grace()
-        _report_new(self.hub, self.s, self.r)
-        await self.hub.refresh()
+        _tell_failed(self.hub.fleet.take_failures(), self.r)  # since the last report
+        await self.hub.fleet.refresh()  # the hub's tools follow (version)
         if self.hub.version != self.attached:
             self.attached = self.hub.version
             self.models.attach(self.hub.tools, self.store.checkpointer, self.gate)
@@ -213,9 +215,9 @@ class _Tools:
                                 budget=stack.budget), True)
 
 
-def _report_new(hub: Any, settings: Settings, renderer: Any) -> None:
-    """One line per server whose start failed since the last report (retry: /mcp enable NAME)."""
-    for server in hub.take_failures():
+def _tell_failed(servers: list[ServerConn], renderer: Renderer) -> None:
+    """One line per server whose start failed (retry: /mcp enable NAME)."""
+    for server in servers:
         if server.state == "unconfigured":  # bundled search, no Naver keys
             renderer.notice(t("search_no_keys"), True)
         else:

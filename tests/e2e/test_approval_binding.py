@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from client.engine.frontend import Frontend
-from client.engine.mcp import ToolHub
+from client.engine.mcp.hub import ToolHub
 from client.engine.mcp.permissions import Permissions, Verdict, denial_text
 from client.engine.mcp.saved_approvals import SavedApprovals, SavedKey
 from client.engine.mcp.specs import ServerSpec
@@ -47,8 +47,8 @@ async def hub_with(tmp_path: Path, front: Frontend, version: str) -> ToolHub:
     (tmp_path / "state").write_text(version)
     perms = Permissions(saved=SavedApprovals(tmp_path / "permissions.json"), frontend=front)
     hub = ToolHub([spec(tmp_path)], permissions=perms)
-    await hub.connect()
-    assert hub.error is None, hub.error
+    await hub.fleet.connect()
+    assert hub.fleet.error is None, hub.fleet.error
     return hub
 
 
@@ -59,13 +59,13 @@ async def test_an_always_approval_does_not_cover_the_changed_tool(tmp_path):
         assert (await hub.authorize("note", {"text": "a"})).label == "allow:always"
         assert (await hub.authorize("note", {"text": "b"})).label == "allow:session"  # asked once
     finally:
-        await hub.aclose()
+        await hub.fleet.aclose()
     front = Answers("always")
     hub = await hub_with(tmp_path, front, "1")  # the next session, the same tool: saved
     try:
         assert (await hub.authorize("note", {"text": "c"})).label == "allow:saved" and front.asked == []
     finally:
-        await hub.aclose()
+        await hub.fleet.aclose()
     for answer, label in ((None, "deny:changed"), ("once", "allow:once")):
         front = Answers(answer)
         hub = await hub_with(tmp_path, front, "2")  # the server changed the approved tool
@@ -75,7 +75,7 @@ async def test_an_always_approval_does_not_cover_the_changed_tool(tmp_path):
             assert front.asked[0].changed == ("description", "input_schema", "annotations")
             assert front.asked[0].destructive is True
         finally:
-            await hub.aclose()
+            await hub.fleet.aclose()
     denied = denial_text(Verdict(False, "changed", changed=("description", "input_schema", "annotations")), "shift", "note")
     assert "changed since the user approved it (description, input_schema, annotations)" in denied
 
@@ -86,19 +86,21 @@ async def test_a_session_approval_does_not_cover_the_tool_after_a_reconnect(tmp_
     try:
         assert (await hub.authorize("note", {"text": "a"})).label == "allow:session"
         (tmp_path / "state").write_text("2")
-        conn = hub.servers[0]
+        conn = hub.fleet.servers[0]
         await conn.stop()  # the server restarts (as after a crash) with its tool changed
         assert await conn.start()
         front.answer = None
         verdict = await hub.authorize("note", {"text": "b"})  # as the model was offered it: v1
         assert verdict.label == "deny:redefined" and "changed (description, input_schema, annotations)" in verdict.text
         assert len(front.asked) == 1  # not run, not asked: the model never saw the new definition
-        assert await hub.refresh()  # the next turn offers the tool as it is now
+        version = hub.version
+        await hub.fleet.refresh()
+        assert hub.version != version  # the next turn offers the tool as it is now
         verdict = await hub.authorize("note", {"text": "b"})
         assert verdict.label == "deny:changed" and verdict.changed == ("description", "input_schema", "annotations")
         assert len(front.asked) == 2 and front.asked[1].changed == verdict.changed
     finally:
-        await hub.aclose()
+        await hub.fleet.aclose()
 
 
 def test_an_approval_saved_without_a_print_asks_again(tmp_path):
@@ -113,7 +115,7 @@ def test_an_approval_saved_without_a_print_asks_again(tmp_path):
         try:
             return await hub.authorize("note", {"text": "a"}), front
         finally:
-            await hub.aclose()
+            await hub.fleet.aclose()
 
     verdict, front = asyncio.run(go())
     assert verdict.label == "deny:changed" and front.asked[0].changed == ("unrecorded",)
@@ -129,7 +131,7 @@ def test_piped_the_changed_tool_is_denied_with_one_notice(tmp_path, llm, naver):
         try:
             await hub.authorize("note", {"text": "a"})
         finally:
-            await hub.aclose()
+            await hub.fleet.aclose()
 
     cfg = tmp_path / "cfg" / "mcp-chat"
     cfg.mkdir(parents=True)

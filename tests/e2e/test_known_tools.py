@@ -22,7 +22,7 @@ import pytest
 from mcp import types
 
 from client.engine.frontend import Frontend
-from client.engine.mcp import ToolHub
+from client.engine.mcp.hub import ToolHub
 from client.engine.mcp.bundled import DATA, dump
 from client.engine.mcp.permissions import Permissions
 from client.engine.mcp.saved_approvals import SavedApprovals
@@ -95,7 +95,7 @@ class Launch(Lazy):
         if gate is not None:
             while len(self.llm.turn_requests()) == before and not turn.done():
                 await asyncio.sleep(0.01)  # polls for the sign: the model's request
-            assert self.hub.starting(), "the server was up before the message went"
+            assert self.hub.fleet.starting(), "the server was up before the message went"
             gate.touch()
         await turn
         return self.llm.turn_requests()[before:]
@@ -139,7 +139,7 @@ async def test_the_first_request_of_a_first_launch_carries_web_search_and_the_se
 
 async def test_a_server_whose_tools_changed_between_launches(tmp_path, llm):
     async with Launch(tmp_path, llm, [shifting(tmp_path, "1", gate_open=True)]) as chat:
-        await chat.hub.wait()
+        await chat.hub.fleet.wait()
         assert [t.name for t in chat.saved.load(chat.specs[0]).tools] == ["note"]  # kept for the next launch
     llm.push({"tool_calls": [("note", {"text": "x"})]}, {"text": "안 됐어요"})
     # the next launch: `note` is gone, `memo` came
@@ -156,7 +156,7 @@ async def test_a_server_whose_tools_changed_between_launches(tmp_path, llm):
 async def test_a_saved_tool_whose_live_definition_changed_is_not_run_and_asks_again(tmp_path, llm):
     llm.push({"tool_calls": [("note", {"text": "a"})]}, {"text": "적었어요"})
     async with Launch(tmp_path, llm, [shifting(tmp_path, "1", gate_open=True)], Answers("always")) as chat:
-        await chat.hub.wait()
+        await chat.hub.fleet.wait()
         await chat.turn("메모해 줘")
     assert (tmp_path / "ran.log").read_text() == "note a -\n"  # approved "always" as version 1
     front = Answers("once")

@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from client.engine.mcp import ToolHub, load_config
+from client.engine.mcp import load_config
+from client.engine.mcp.hub import ToolHub
 from client.ui.mcp_view import describe_servers, describe_tools
 from tests.conftest import ROOT
 from tests.faults.files import marker_server
@@ -36,15 +37,15 @@ async def test_the_hub_never_starts_a_disabled_server(tmp_path, key, value):
     config, marker = config_with_disabled_marker(tmp_path, key, value)
     hub = ToolHub(load_config(config))
     try:
-        await hub.connect()
-        assert hub.error is None and hub.failed() == []  # disabled is not failed
-        assert [s.spec.name for s in hub.servers] == ["github"] and len(hub.tools) == 8
-        assert [s.name for s in hub.disabled] == ["marker"] and hub.disabled[0].command == "/bin/sh"
+        await hub.fleet.connect()
+        assert hub.fleet.error is None and hub.fleet.failed() == []  # disabled is not failed
+        assert [s.spec.name for s in hub.fleet.servers] == ["github"] and len(hub.tools) == 8
+        assert [s.name for s in hub.fleet.disabled] == ["marker"] and hub.fleet.disabled[0].command == "/bin/sh"
         rows = describe_servers(hub)
         assert rows[-1].startswith("marker: 꺼 둠 (설정에서 끔) · stdio /bin/sh") and rows[-1].endswith("도구 0개")
         assert describe_tools(hub)[-1] == "[marker] 꺼 둠 (설정에서 끔) · 도구 0개"
     finally:
-        await hub.aclose()
+        await hub.fleet.aclose()
     assert not marker.exists()
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from client.core.config import Settings, Tuning
-from client.engine.mcp import ToolHub
+from client.engine.mcp.hub import ToolHub
 from client.engine.models import Models
 from client.engine.mcp.permissions import Permissions
 from client.engine.mcp.specs import ServerSpec
@@ -60,7 +60,7 @@ class Lazy:
 
     async def __aenter__(self) -> "Lazy":
         self.hub = self.make_hub()
-        self.hub.start()
+        self.hub.fleet.start()
         self.store = await open_store(self.settings.db)
         self.session, self.tools = wire_session(self.settings, self.store, self.hub, Models(self.settings), self.r)
         await self.session.open("t1")
@@ -69,7 +69,7 @@ class Lazy:
     async def __aexit__(self, *exc) -> None:
         await self.session.close()
         await self.store.close()
-        await self.hub.aclose()
+        await self.hub.fleet.aclose()
 
     async def turn(self, text: str) -> dict:
         """One message as the REPL sends it; the request body the model received."""
@@ -98,15 +98,15 @@ def korean():
 async def test_a_slow_servers_tools_join_a_later_request_at_the_end(tmp_path, llm):
     gate = tmp_path / "gate"  # grace 0: a message does not wait for a server seen for the first time
     async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate), spec("quick", "github")], grace=0) as chat:
-        await chat.hub.wait(["quick"])  # the sign: the quick server's start ended
+        await chat.hub.fleet.wait(["quick"])  # the sign: the quick server's start ended
         first = await chat.turn("안녕")
         assert names(first) == QUICK  # sent with what is ready: the slow server is still starting
-        assert [n for n, _ in chat.hub.starting()] == ["slow"]  # the message did not wait for it
+        assert [n for n, _ in chat.hub.fleet.starting()] == ["slow"]  # the message did not wait for it
         gate.touch()
-        await chat.hub.wait(["slow"])
+        await chat.hub.fleet.wait(["slow"])
         second = await chat.turn("또 안녕")
         assert names(second) == QUICK + SLOW  # appended at the end: the cached prefix holds
-        assert chat.hub.starting() == []
+        assert chat.hub.fleet.starting() == []
 
 
 SENT_WITHOUT = "이 메시지는 아직 시작 중인 MCP 서버의 도구 없이 보냅니다: slow"
@@ -115,7 +115,7 @@ SENT_WITHOUT = "이 메시지는 아직 시작 중인 MCP 서버의 도구 없�
 async def test_a_message_goes_without_a_new_server_past_the_grace_and_says_so_once(tmp_path, llm):
     gate = tmp_path / "gate"  # never opened: the server stays in its start
     async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate), spec("quick", "github")], grace=0.3) as chat:
-        await chat.hub.wait(["quick"])
+        await chat.hub.fleet.wait(["quick"])
         assert names(await chat.turn("안녕")) == QUICK
         assert chat.out.getvalue().count(SENT_WITHOUT) == 1
         assert names(await chat.turn("또 안녕")) == QUICK  # waited for once, not at every message
@@ -147,7 +147,7 @@ async def test_a_call_to_a_tool_a_starting_server_brings_waits_for_it_and_runs(t
                 break
             await asyncio.sleep(0.01)
         assert "tools" not in llm.requests[0]  # the agent was built without the slow server's tools
-        assert [n for n, _ in chat.hub.starting()] == ["slow"]
+        assert [n for n, _ in chat.hub.fleet.starting()] == ["slow"]
         gate.touch()
         await turn
         tool_msgs = [m for m in llm.requests[-1]["messages"] if m["role"] == "tool"]
@@ -166,7 +166,7 @@ async def test_a_call_to_a_tool_no_server_brings_still_fails_as_unknown(tmp_path
 
 async def test_mcp_lists_disable_drops_and_enable_brings_back(tmp_path, llm):
     async with Lazy(tmp_path, llm, [spec("quick", "github"), spec("other", "slack")]) as chat:
-        await chat.hub.wait()
+        await chat.hub.fleet.wait()
         listing = await chat.slash("/mcp")
         assert "quick: 연결됨 · stdio" in listing and "도구 2개" in listing and "other: 연결됨" in listing
         said = await chat.slash("/mcp disable quick")
@@ -185,15 +185,15 @@ async def test_mcp_lists_disable_drops_and_enable_brings_back(tmp_path, llm):
 async def test_a_server_past_its_start_up_timeout_is_reported_once_and_retried_by_enable(tmp_path, llm):
     gate = tmp_path / "gate"
     async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate, startup=2.0), spec("quick", "github")]) as chat:
-        await chat.hub.wait()
-        assert chat.hub.find("slow").state == "failed"  # type: ignore[union-attr]
+        await chat.hub.fleet.wait()
+        assert chat.hub.fleet.find("slow").state == "failed"  # type: ignore[union-attr]
         assert names(await chat.turn("하나")) == QUICK
         report = chat.out.getvalue()
         assert report.count("MCP 서버 'slow'에 연결하지 못했습니다") == 1 and "no answer within 2s" in report
         await chat.turn("둘")
         assert chat.out.getvalue().count("'slow'에 연결하지 못했습니다") == 1  # one line, not one per turn
         gate.touch()
-        chat.hub.find("slow").spec.startup_timeout = 60  # type: ignore[union-attr]  # the retry may be slow to start under load
+        chat.hub.fleet.find("slow").spec.startup_timeout = 60  # type: ignore[union-attr]  # the retry may be slow to start under load
         assert "'slow' 연결됨 · 도구 2개" in await chat.slash("/mcp enable slow")
         assert names(await chat.turn("셋")) == QUICK + SLOW
 
@@ -202,7 +202,7 @@ async def test_an_entry_switched_off_in_the_file_starts_on_enable(tmp_path, llm)
     off = spec("later", "slack")
     off.enabled = False
     async with Lazy(tmp_path, llm, [spec("quick", "github"), off]) as chat:
-        await chat.hub.wait()
+        await chat.hub.fleet.wait()
         assert "later: 꺼 둠 (설정에서 끔)" in await chat.slash("/mcp")
         assert names(await chat.turn("하나")) == QUICK
         await chat.slash("/mcp enable later")

@@ -13,7 +13,7 @@ import pytest
 from client.core.config import Settings
 from client.core.context.policy import ContextSettings
 from client.engine.build import build_session
-from client.engine.mcp import ToolHub
+from client.engine.mcp.hub import ToolHub
 from client.engine.mcp.gate import PermissionGate
 from client.engine.mcp.permissions import Permissions
 from client.engine.mcp.specs import ServerSpec
@@ -33,10 +33,10 @@ async def test_the_memory_server_keeps_what_the_model_wrote(tmp_path, llm, every
                         max_input_tokens=30_000, memory=False,
                         context=ContextSettings("none", 5, 5))  # type: ignore[arg-type]
     hub = ToolHub([spec], permissions=Permissions(yes=True))
-    await hub.connect()
+    await hub.fleet.connect()
     store = await open_store(settings.db)
     try:
-        assert hub.error is None and hub.servers[0].protocol, (hub.error, hub.servers[0].error)
+        assert hub.fleet.error is None and hub.fleet.servers[0].revision, (hub.fleet.error, hub.fleet.servers[0].error)
         names = {t.name for t in hub.tools}
         assert {"create_entities", "read_graph", "search_nodes"} <= names
         session = build_session(settings, store, hub.tools, gate=PermissionGate(hub.authorize, hub.tool_of))
@@ -52,4 +52,4 @@ async def test_the_memory_server_keeps_what_the_model_wrote(tmp_path, llm, every
         assert "김서준" in told and "고수를 못 먹는다" in told
     finally:
         await store.close()
-        await hub.aclose()
+        await hub.fleet.aclose()

@@ -13,7 +13,7 @@ import pytest
 
 from client.core.redactor import FRAGMENT
 from client.engine.frontend import Frontend
-from client.engine.mcp import ToolHub
+from client.engine.mcp.hub import ToolHub
 from client.engine.mcp.features import ClientFeatures
 from client.engine.mcp.specs import ServerSpec
 from tests.e2e.test_mcp_everything import write_config
@@ -49,9 +49,9 @@ async def test_at_a_terminal_the_user_is_asked_and_may_allow_it(tmp_path):
         hub = ToolHub([ServerSpec("remote", "http", url=auth.url, oauth={})],
                       features=ClientFeatures(frontend=front, user="u", data=tmp_path), frontend=front)
         try:
-            await hub.connect()
+            await hub.fleet.connect()
         finally:
-            await hub.aclose()
+            await hub.fleet.aclose()
     assert front.asked and front.asked[0][:2] == ("oauth_endpoint", "remote")
     assert f"{canary.base}/register" in front.asked[0][2] and auth.base in front.asked[0][2]
     assert ("POST", "/register") in canary.requests  # allowed: sent

@@ -125,18 +125,18 @@ def tool_digest(entry: dict, tool: str) -> dict:
     import asyncio
 
     from client.core.toolprint import tool_print
-    from client.engine.mcp import ToolHub
+    from client.engine.mcp.hub import ToolHub
     from client.engine.mcp.hub import tool_definition
     from client.engine.mcp.specs import ServerSpec
 
     async def listed() -> dict:
         hub = ToolHub([ServerSpec("fs", "stdio", command=entry["command"], args=entry["args"])])
-        await hub.connect()
+        await hub.fleet.connect()
         try:
-            [found] = [t for t in hub.servers[0].tools if t.name == tool]
+            [found] = [t for t in hub.fleet.servers[0].tools if t.name == tool]
             return tool_print(tool_definition(found)).as_dict()
         finally:
-            await hub.aclose()
+            await hub.fleet.aclose()
 
     return asyncio.run(listed())
 

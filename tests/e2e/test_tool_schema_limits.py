@@ -20,7 +20,7 @@ from client.core.context.deferred_tools import MAX_TOOL_SHARE
 from client.core.context.policy import ContextSettings
 from client.engine.build import build_session
 from client.engine.events import Refused
-from client.engine.mcp import ToolHub
+from client.engine.mcp.hub import ToolHub
 from client.engine.mcp.gate import PermissionGate
 from client.engine.mcp.permissions import Permissions
 from client.engine.mcp.specs import ServerSpec
@@ -71,7 +71,7 @@ async def test_a_search_that_finds_many_big_tools_leaves_later_messages_working(
     args, _ = _serve(tmp_path, tools)
     spec = ServerSpec("reports", "stdio", command=sys.executable, args=args)
     hub = ToolHub([spec], permissions=Permissions(yes=True))
-    await hub.connect()
+    await hub.fleet.connect()
     store = await open_store(str(tmp_path / "chat.db"))
     try:
         settings = Settings(db=str(tmp_path / "chat.db"), api_key=TEST_KEY, base_url=llm.base_url, model="stub",
@@ -92,4 +92,4 @@ async def test_a_search_that_finds_many_big_tools_leaves_later_messages_working(
         assert user_texts(llm.requests[-1])[-1] == "다음 질문 1"
     finally:
         await store.close()
-        await hub.aclose()
+        await hub.fleet.aclose()

@@ -16,7 +16,7 @@ from client.core.config import Settings
 from client.core.context.policy import ContextSettings
 from client.core.tool_schema import for_model
 from client.engine.build import build_session
-from client.engine.mcp import ToolHub
+from client.engine.mcp.hub import ToolHub
 from client.engine.mcp.gate import PermissionGate
 from client.engine.mcp.permissions import Permissions
 from client.engine.mcp.specs import ServerSpec
@@ -64,10 +64,10 @@ async def test_rich_and_hostile_schemas_reach_the_model_safely_and_the_tool_runs
                         max_input_tokens=20_000, memory=False,
                         context=ContextSettings("none", 5, 5))  # type: ignore[arg-type]
     hub = ToolHub([spec], permissions=Permissions(yes=True))
-    await hub.connect()
+    await hub.fleet.connect()
     store = await open_store(settings.db)
     try:
-        assert hub.error is None, hub.error
+        assert hub.fleet.error is None, hub.fleet.error
         session = build_session(settings, store, hub.tools, gate=PermissionGate(hub.authorize, hub.tool_of))
         await session.open("t1")
         llm.push({"tool_calls": [("lookup_user", {"id": "kim-1"})]})
@@ -82,5 +82,5 @@ async def test_rich_and_hostile_schemas_reach_the_model_safely_and_the_tool_runs
         assert canary.hits == []
     finally:
         await store.close()
-        await hub.aclose()
+        await hub.fleet.aclose()
         canary.httpd.shutdown()

@@ -15,7 +15,7 @@ from client.core.config import Settings
 from client.core.context.budget import estimate_tools_tokens
 from client.core.context.policy import ContextSettings
 from client.engine.build import build_session
-from client.engine.mcp import ToolHub
+from client.engine.mcp.hub import ToolHub
 from client.engine.mcp.gate import PermissionGate
 from client.engine.mcp.permissions import Permissions
 from client.engine.mcp.specs import ServerSpec
@@ -53,8 +53,8 @@ class Chat:
 
     async def __aenter__(self) -> "Chat":
         self.hub = ToolHub([self.spec], permissions=self.permissions)
-        await self.hub.connect()
-        assert self.hub.error is None, self.hub.error
+        await self.hub.fleet.connect()
+        assert self.hub.fleet.error is None, self.hub.fleet.error
         self.store = await open_store(self.settings.db)
         gate = PermissionGate(self.hub.authorize, self.hub.tool_of)
         self.session = build_session(self.settings, self.store, self.hub.tools, gate=gate)
@@ -62,7 +62,7 @@ class Chat:
 
     async def __aexit__(self, *exc) -> None:
         await self.store.close()
-        await self.hub.aclose()
+        await self.hub.fleet.aclose()
 
     def ran(self) -> list[str]:
         return self.log.read_text(encoding="utf-8").splitlines() if self.log.exists() else []

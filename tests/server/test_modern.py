@@ -173,7 +173,7 @@ async def test_our_client_pinned_to_the_2025_handshake(http: Http, naver_stub: N
         conn = ServerConn(ServerSpec(name="search", transport="http", url=http.url, protocol=protocol))
         try:
             assert await conn.start(), conn.error
-            assert conn.protocol == expected and len(conn.tools) == 3
+            assert conn.revision.version == expected and len(conn.tools) == 3
             result = await conn.call(conn.tools[0], {"query": "광안리"})
             assert not result.is_error, result.content
         finally:

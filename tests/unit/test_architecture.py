@@ -6,7 +6,7 @@ Read from the source with `ast`, so the rules hold for every import, also the la
 inside functions: no import cycle inside a package; outside client/ui nothing imports the
 translation module, rich or prompt_toolkit, prints, touches sys.stdin/stdout/stderr or asks
 isatty (no exemption); core imports neither engine nor ui, and engine does not import ui;
-server/ imports nothing of client/; plumbing/ imports neither and no third-party library. The
+engine/mcp's connection part imports no LangChain (one adapter module converts a tool); server/ imports nothing of client/; plumbing/ imports neither and no third-party library. The
 way back to the screen is given to engine objects when they are built: the ui never sets an
 attribute of one afterwards. Settings, once resolved, cannot be assigned. Settings come in once:
 core and engine never read the environment (os.environ, os.getenv), except to build a child
@@ -151,15 +151,22 @@ def test_the_checks_can_fail(tmp_path: Path) -> None:
     assert find_cycle({"a": {"b"}, "b": set()}) is None
     (tmp_path / "a.py").write_text("def f():\n    from ..ui import i18n\n")
     (tmp_path / "b.py").write_text("def boot():\n    from client.engine import daemon\n    import httpx\n")
-    MODULES.update({"client.engine.x": tmp_path / "a.py", "server.x": tmp_path / "b.py", "plumbing.x": tmp_path / "b.py"})
+    (tmp_path / "c.py").write_text("def tools():\n    from langchain_core.tools import BaseTool\n")
+    (tmp_path / "d.py").write_text("from . import hub\n")
+    MODULES.update({"client.engine.x": tmp_path / "a.py", "server.x": tmp_path / "b.py", "plumbing.x": tmp_path / "b.py",
+                    "client.engine.mcp.x": tmp_path / "c.py", "client.engine.mcp.y": tmp_path / "d.py"})
     try:
         assert "client.ui.i18n" in _imports("client.engine.x", tmp_path / "a.py")
         with pytest.raises(AssertionError, match="client"):
             test_the_server_imports_nothing_of_the_client("server.x")
         with pytest.raises(AssertionError, match="httpx"):
             test_plumbing_imports_only_the_standard_library("plumbing.x")
+        with pytest.raises(AssertionError, match="langchain_core.tools"):
+            test_the_mcp_connections_know_nothing_of_langchain("client.engine.mcp.x")
+        with pytest.raises(AssertionError, match="client.engine.mcp.hub"):
+            test_the_mcp_connections_know_nothing_of_langchain("client.engine.mcp.y")
     finally:
-        for n in ("client.engine.x", "server.x", "plumbing.x"):
+        for n in ("client.engine.x", "server.x", "plumbing.x", "client.engine.mcp.x", "client.engine.mcp.y"):
             MODULES.pop(n)
 
 
@@ -190,6 +197,29 @@ def test_config_imports_nothing_else_from_the_package() -> None:
     assert not _internal_edges()["client.core.config"]
 
 
+# -- engine/mcp in two parts (issue 52) ----------------------------------------------------
+LANGCHAIN = ("langchain", "langchain_core", "langchain_openai", "langchain_naver", "langgraph")
+# the LangChain side: one tool's conversion, the tools of the fleet, the permission gate, sampling on the model
+LANGCHAIN_SIDE = frozenset(f"client.engine.mcp.{m}" for m in ("adapter", "hub", "gate", "sampling"))
+
+
+@pytest.mark.parametrize("name", sorted(set(_in("client.engine.mcp")) - LANGCHAIN_SIDE))
+def test_the_mcp_connections_know_nothing_of_langchain(name: str) -> None:
+    """The connection part (sessions, the fleet, listings, revisions, features, OAuth, saved lists)
+    imports no LangChain, nor a module of the LangChain side: hub.py holds the fleet, adapter.py
+    alone turns an MCP tool into a LangChain tool."""
+    bad = sorted({m for m in _imports(name, MODULES[name]) if m.split(".")[0] in LANGCHAIN}
+                 | (_internal_edges()[name] & LANGCHAIN_SIDE))
+    assert not bad, f"{name} imports {bad}: LangChain stays in {sorted(LANGCHAIN_SIDE)}"
+
+
+def test_one_module_turns_an_mcp_tool_into_a_langchain_tool() -> None:
+    makers = sorted(n for n in _in("client.engine.mcp") if "StructuredTool" in {
+        a.name for node in ast.walk(ast.parse(MODULES[n].read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) for a in node.names})
+    assert makers == ["client.engine.mcp.adapter"]
+
+
 # -- the way to the screen ----------------------------------------------------------------
 STREAMS = ("stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__")
 
@@ -216,7 +246,7 @@ def test_no_terminal_outside_the_ui(name: str) -> None:
 
 
 # Names that hold engine objects in the ui (a practical net beside the data flow below).
-ENGINE_NAMES = {"hub", "features", "permissions", "session", "store", "models", "runtime", "settings", "memory",
+ENGINE_NAMES = {"hub", "fleet", "features", "permissions", "session", "store", "models", "runtime", "settings", "memory",
                 "summaries", "threads", "gate", "stack", "provider", "worker", "memory_passes", "next_turn"}
 
 
@@ -306,9 +336,9 @@ def test_the_terminal_and_assignment_checks_can_fail() -> None:
     assert terminal_uses("s = 'sys.stdin'\nimport sys\nsys.argv\n") == []
     violations = {
         "hub.on_progress = f\n": 1,  # a name of an engine object
-        "from client.engine.mcp import ToolHub\nthing = ToolHub()\nthing.on_progress = print\n": 3,  # built here
+        "from client.engine.mcp.hub import ToolHub\nthing = ToolHub()\nthing.on_progress = print\n": 3,  # built here
         "from client.engine.session import ChatSession\ndef f(x: ChatSession):\n    x.background_memory = False\n": 3,
-        "from client.engine.mcp import ToolHub\nclass R:\n    def __init__(self, h: ToolHub):\n        self.h = h\n"
+        "from client.engine.mcp.hub import ToolHub\nclass R:\n    def __init__(self, h: ToolHub):\n        self.h = h\n"
         "    def run(self):\n        self.h.permissions.approver = None\n": 6,  # through self
         "class R:\n    def run(self):\n        self.session.background_memory = False\n": 3,
         "from client.engine import build\nclass R:\n    def __init__(self):\n        self.x = build.build_session()\n"

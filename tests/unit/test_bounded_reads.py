@@ -15,13 +15,14 @@ import json
 import sys
 from collections import OrderedDict
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
 from langchain_core.tools import ToolException
 from mcp import types
 
-from client.engine.mcp import ToolHub
+from client.engine.mcp.hub import ToolHub
 from client.engine.mcp.bounded_http import TooLarge, bounded
 from client.engine.mcp.bounded_stdio import _Reader
 from client.engine.mcp.oversize import KEPT_BYTES, message_id, oversize, tail_id
@@ -34,17 +35,22 @@ BIG = ROOT / "tests" / "stubs" / "big_result_server.py"
 NOTE = "was not read"
 
 
+async def run(hub: ToolHub, name: str, **args: Any) -> str:
+    """A call as the agent makes it, through the tool's coroutine (ToolException when it failed)."""
+    return await next(t for t in hub.tools if t.name == name).coroutine(**args)  # type: ignore[misc]
+
+
 async def calls(spec: ServerSpec, mb: float = 50) -> tuple[str, str]:
     """(what the model reads of big(mb), of small() after it) on one session."""
     hub = ToolHub([spec])
-    await hub.connect()
-    assert hub.error is None, hub.error
+    await hub.fleet.connect()
+    assert hub.fleet.error is None, hub.fleet.error
     try:
         with pytest.raises(ToolException) as big:
-            await hub.invoke("big", {"mb": mb})
-        return str(big.value), await hub.invoke("small", {})
+            await run(hub, "big", mb=mb)
+        return str(big.value), await run(hub, "small")
     finally:
-        await hub.aclose()
+        await hub.fleet.aclose()
 
 
 @pytest.mark.parametrize("id_last", [False, True], ids=["id-first", "id-last"])
@@ -68,11 +74,11 @@ async def test_a_50_mb_http_result_is_refused_and_the_session_goes_on(mode: str)
 async def test_a_result_under_the_cap_is_read_as_before_over_sse() -> None:
     with HttpServer(sse=True) as server:  # the SDK's own limit would have failed the stream at 1 MiB
         hub = ToolHub([ServerSpec("big", "http", url=server.url)])
-        await hub.connect()
+        await hub.fleet.connect()
         try:
-            text = await hub.invoke("big", {"mb": 3})
+            text = await run(hub, "big", mb=3)
         finally:
-            await hub.aclose()
+            await hub.fleet.aclose()
         assert text.startswith("lorem ipsum") and "[... truncated:" in text
 
 

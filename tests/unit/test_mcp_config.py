@@ -11,7 +11,8 @@ from mcp import types
 
 from client.core.config import ConfigError, Settings
 from client.ui.i18n import t
-from client.engine.mcp import ServerSpec, ToolHub, load_config, server_specs
+from client.engine.mcp import ServerSpec, load_config, server_specs
+from client.engine.mcp.hub import ToolHub
 from client.engine.mcp.hub import _fn_name
 from client.ui.mcp_view import describe_tools
 
@@ -167,15 +168,16 @@ class FakeServer:
 
 def test_colliding_names_get_server_prefix_others_stay():
     hub = ToolHub([])
-    hub.servers = [FakeServer("a", ["echo", "only.a"]), FakeServer("b b", ["echo", "b-tool"]),
-                   FakeServer("dead", ["echo"], state="failed")]  # type: ignore[list-item]
+    hub.fleet.servers = [FakeServer("a", ["echo", "only.a"]), FakeServer("b b", ["echo", "b-tool"]),
+                         FakeServer("dead", ["echo"], state="failed")]  # type: ignore[list-item]
+    hub.fleet.order = hub.fleet.servers[:2]  # up; "dead" failed to start
     hub._build_tools()
     assert [tool.name for tool in hub.tools] == ["a_echo", "only_a", "b_b_echo", "b-tool"]
     assert hub.owner["only_a"][1].name == "only.a"  # calls use the server's own name
     lines = describe_tools(hub)
     assert lines[0].startswith("[a] ") and "  a_echo (echo): echo of a" in lines
     assert any(line.startswith("[dead] ") and "boom" in line for line in lines)
-    assert hub.error == "dead: boom"
+    assert hub.fleet.error == "dead: boom"
 
 
 def test_function_names_are_endpoint_safe():

@@ -7,7 +7,8 @@ import io
 
 from mcp import types
 
-from client.engine.mcp import ServerGone, ServerSpec, ToolHub
+from client.engine.mcp import ServerGone, ServerSpec
+from client.engine.mcp.hub import ToolHub
 from client.engine.frontend import Frontend
 from client.engine.mcp.hub import ToolProgress
 from client.ui import i18n
@@ -76,7 +77,7 @@ class Seen(Frontend):
 def _hub(server: FakeServer, front: Seen | None = None) -> tuple[ToolHub, list[tuple[str, bool]]]:
     front = front or Seen()
     hub = ToolHub([], frontend=front)
-    hub.servers = [server]  # type: ignore[list-item]
+    hub.fleet.servers = hub.fleet.order = [server]  # type: ignore[assignment]
     hub._build_tools()
     return hub, front.lines
 

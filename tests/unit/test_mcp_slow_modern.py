@@ -26,7 +26,7 @@ async def test_a_modern_server_slower_than_the_discover_limit_still_connects(tmp
     server = ServerConn(slow_modern(tmp_path, 1.0))
     try:
         assert await server.start(60), server.error
-        assert server.protocol == "2026-07-28"
+        assert server.revision.version == "2026-07-28"
         assert "echo" in {t.name for t in server.tools}
     finally:
         await server.aclose()

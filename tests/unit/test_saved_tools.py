@@ -13,7 +13,7 @@ import pytest
 from langchain_core.tools import BaseTool
 from mcp import types
 
-from client.engine.mcp import ToolHub
+from client.engine.mcp.hub import ToolHub
 from client.engine.mcp import saved_tools as st
 from client.engine.mcp.saved_tools import SavedTools, fingerprint
 from client.engine.mcp.specs import ServerSpec
@@ -121,7 +121,7 @@ def test_a_saved_list_is_offered_before_its_server_starts_whatever_its_ttl(tmp_p
     saved.path(spec()).write_text(json.dumps(doc))
     hub = ToolHub([spec(), spec(name="fresh", command="/usr/bin/fresh")], saved=saved)
     assert [t.name for t in hub.tools] == ["notes_write"]
-    assert hub.servers[0].live is False and hub.unknown() == []  # nothing started yet
+    assert hub.fleet.servers[0].live is False and hub.fleet.unknown() == []  # nothing started yet
 
 
 def test_deferred_schemas_index_the_saved_lists(tmp_path):

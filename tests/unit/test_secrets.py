@@ -149,10 +149,10 @@ class _EchoServer:
 
 @pytest.mark.parametrize("fail", [False, True])
 async def test_tool_results_and_errors_reaching_the_model(fail):
-    from client.engine.mcp import ToolHub
+    from client.engine.mcp.hub import ToolHub
 
     hub = ToolHub([])
-    hub.servers = [_EchoServer(fail)]  # type: ignore[list-item]
+    hub.fleet.servers = hub.fleet.order = [_EchoServer(fail)]  # type: ignore[assignment]
     hub._build_tools()
     msg = await hub.tools[0].ainvoke({"type": "tool_call", "id": "c1", "name": "echo", "args": {}})
     assert msg.status == ("error" if fail else "success")

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
 
 from mcp import types
+from mcp.client.session import ClientSession
 
 from client.core.faults import one_line
 from client.core.context.budget import estimate_text_tokens
@@ -76,35 +78,33 @@ def cut_to_tokens(text: str, limit: int) -> tuple[str, bool]:
     return text[:lo], True
 
 
-async def _session(server: ServerConn):  # -> ClientSession
+async def _ask(server: ServerConn, request: Callable[[ClientSession], Awaitable[Any]]) -> Any:
+    """`request` of `server` (reconnected first when it died); CatalogError with one line on failure."""
     try:
         await server.ensure()
     except Exception as e:  # noqa: BLE001 - ServerGone and friends: one line
         raise CatalogError(str(e) or type(e).__name__) from None
     if server.session is None:
         raise CatalogError(server.error or "not connected")
-    return server.session
+    try:
+        return await request(server.session)
+    except Exception as e:  # noqa: BLE001
+        raise CatalogError(server.spec.redact(one_line(e))) from None
 
 
 async def list_prompts(servers: list[ServerConn]) -> list[tuple[str, types.Prompt]]:
-    out: list[tuple[str, types.Prompt]] = []
-    for s in servers:
-        out += [(s.spec.name, p) for p in await _listing(s, "prompts")]
-    return out
+    return [(s.spec.name, p) for s in servers for p in await _listing(s, "prompts")]
 
 
 async def list_resources(servers: list[ServerConn]) -> list[tuple[str, types.Resource]]:
-    out: list[tuple[str, types.Resource]] = []
-    for s in servers:
-        out += [(s.spec.name, r) for r in await _listing(s, "resources")]
-    return out
+    return [(s.spec.name, r) for s in servers for r in await _listing(s, "resources")]
 
 
 async def _listing(server: ServerConn, kind: str) -> list:
     """One page of a server's prompts or resources (nothing when it has none or is down), reused
     while a 2026 server's ttlMs says it is fresh."""
-    session = server.session
-    if server.state != "connected" or session is None:
+    session, revision = server.session, server.revision
+    if server.state != "connected" or session is None or revision is None:
         return []
     cached = server.listing.cached(kind)
     if cached is not None:
@@ -114,27 +114,19 @@ async def _listing(server: ServerConn, kind: str) -> list:
     except Exception:  # noqa: BLE001 - a server without prompts / resources
         return []
     items = list(page.prompts if kind == "prompts" else page.resources)
-    server.listing.keep(kind, items, page.ttl_ms if era.modern(session) else 0)
+    server.listing.keep(kind, items, page.ttl_ms if revision.modern else 0)
     return items
 
 
 async def run_prompt(server: ServerConn, name: str, args: dict[str, str]) -> list[tuple[str, str]]:
     """(role, text) of the prompt's messages; CatalogError with one line on failure."""
-    session = await _session(server)
-    try:
-        result = await era.get_prompt(session, name, args or None)
-    except Exception as e:  # noqa: BLE001
-        raise CatalogError(server.spec.redact(one_line(e))) from None
+    result = await _ask(server, lambda session: era.get_prompt(session, name, args or None))
     return [("assistant" if m.role == "assistant" else "user", block_text(m.content)) for m in result.messages]
 
 
 async def read_resource(server: ServerConn, uri: str, max_tokens: int) -> tuple[str, bool]:
     """The resource as text (binary parts as a short description), cut to `max_tokens`."""
-    session = await _session(server)
-    try:
-        result = await era.read_resource(session, uri)
-    except Exception as e:  # noqa: BLE001
-        raise CatalogError(server.spec.redact(one_line(e))) from None
+    result = await _ask(server, lambda session: era.read_resource(session, uri))
     parts = []
     for c in result.contents:
         if isinstance(c, types.TextResourceContents):

@@ -4,8 +4,8 @@
 `_meta` (the SDK stamps it), and a server that needs the user (a form, the model, the roots)
 answers with an `InputRequiredResult` that the client fulfils and retries. A 2025 server is
 reached with the `initialize` handshake and asks through its own requests. `negotiate` picks
-per server ("auto"), or the entry's `"protocol"` pins one; the same callbacks
-(client/engine/mcp/features.py) answer both kinds of question, one at a time.
+per server ("auto") or the entry's `"protocol"` pins one: a `Revision`, the one value later code asks. The
+same callbacks (client/engine/mcp/features.py) answer both kinds of question, one at a time.
 
 Tasks (SEP-1686) left the spec with 2026-07-28 and the SDK 2.x; `call_as_task` keeps a 2025
 server's task-only tools callable.
@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Awaitable, Callable, TypeVar
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Awaitable, Callable
 
 from mcp import types
 from mcp.client.session import ClientRequestContext, ClientSession
@@ -35,14 +37,20 @@ MAX_INPUTS = 8  # input requests in one round (each sampling one also counts as 
 TASK_TTL_MS = 10 * 60 * 1000
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
-R = TypeVar("R")
 
 
-def modern(session: ClientSession) -> bool:
-    return session.protocol_version in MODERN
+@dataclass(frozen=True)
+class Revision:
+    """The MCP revision one connection speaks, decided once at connect (`negotiate`)."""
+
+    version: str  # "2026-07-28", "2025-11-25", ...
+
+    @property
+    def modern(self) -> bool:  # 2026-07-28: discover, stateless requests, ttlMs, no tasks, no notifications from us
+        return self.version in MODERN
 
 
-async def negotiate(session: ClientSession, mode: str = AUTO, deadline: float | None = None) -> None:
+async def negotiate(session: ClientSession, mode: str = AUTO, deadline: float | None = None) -> Revision:
     """Connect: `server/discover` when the server speaks 2026-07-28, else the 2025 handshake.
 
     Anything short of a usable discover result falls back to `initialize`; only a server that
@@ -52,13 +60,10 @@ async def negotiate(session: ClientSession, mode: str = AUTO, deadline: float | 
     (time.monotonic(); None: no limit here, the caller's start-up timeout ends the wait),
     never taken for a 2025 server, which a modern-only one would refuse.
     """
-    if mode == LEGACY:
-        await session.initialize()
-        return
-    while True:
+    while mode != LEGACY:
         try:
             await session.discover()  # adopts the result; retries once at a version the server names
-            return
+            return Revision(str(session.protocol_version))
         except MCPError as e:
             if e.code == types.REQUEST_TIMEOUT and (deadline is None or time.monotonic() < deadline):
                 continue  # its answer to the first probe is dropped by the SDK; the next one is read
@@ -69,6 +74,7 @@ async def negotiate(session: ClientSession, mode: str = AUTO, deadline: float | 
                 raise
         break
     await session.initialize()
+    return Revision(str(session.protocol_version))
 
 
 def _handshake_ok(data: Any) -> bool:
@@ -78,13 +84,13 @@ def _handshake_ok(data: Any) -> bool:
 
 
 # -- multi-round-trip requests (2026-07-28) ----------------------------------------
-async def drive(session: ClientSession, first: R | types.InputRequiredResult,
-                retry: Callable[[types.InputResponses | None, str | None], Awaitable[R | types.InputRequiredResult]]) -> R:
-    """Fulfil `InputRequiredResult`s until the real result comes: each embedded request goes through
-    the session's callbacks (the same ones a 2025 server's requests reach), one after another so
+async def drive(session: ClientSession, send: Callable[..., Awaitable[Any]]) -> Any:
+    """`send(input_responses=, request_state=)` (a request of `session`), and again with the answers
+    until the real result comes: each embedded request of an `InputRequiredResult` goes through the
+    session's callbacks (the same ones a 2025 server's requests reach), one after another so
     the terminal asks one question at a time; a refusal (ErrorData) ends the request as MCPError.
     At most MAX_ROUNDS rounds of MAX_INPUTS requests; sampling is also held to the turn's model calls."""
-    result, rounds, pause = first, 0, 0.05
+    result, rounds, pause = await send(input_responses=None, request_state=None), 0, 0.05
     while isinstance(result, types.InputRequiredResult):
         rounds += 1
         if rounds > MAX_ROUNDS:
@@ -103,42 +109,31 @@ async def drive(session: ClientSession, first: R | types.InputRequiredResult,
         if not answers:  # only request_state: the server is not done yet
             await asyncio.sleep(pause)
             pause = min(pause * 2, 0.25)
-        result = await retry(answers or None, result.request_state)
+        result = await send(input_responses=answers or None, request_state=result.request_state)
     return result
 
 
 async def call_tool(session: ClientSession, name: str, args: dict, timeout: float,
                     progress: ProgressFn | None) -> types.CallToolResult:
-    async def send(answers: types.InputResponses | None, state: str | None) -> Any:
-        return await session.call_tool(name, args, read_timeout_seconds=timeout, progress_callback=progress,
-                                       input_responses=answers, request_state=state, allow_input_required=True)
-
-    return await drive(session, await send(None, None), send)
+    return await drive(session, partial(session.call_tool, name, args, read_timeout_seconds=timeout,
+                                        progress_callback=progress, allow_input_required=True))
 
 
 async def get_prompt(session: ClientSession, name: str, args: dict[str, str] | None) -> types.GetPromptResult:
-    async def send(answers: types.InputResponses | None, state: str | None) -> Any:
-        return await session.get_prompt(name, args, input_responses=answers, request_state=state,
-                                        allow_input_required=True)
-
-    return await drive(session, await send(None, None), send)
+    return await drive(session, partial(session.get_prompt, name, args, allow_input_required=True))
 
 
 async def read_resource(session: ClientSession, uri: str) -> types.ReadResourceResult:
-    async def send(answers: types.InputResponses | None, state: str | None) -> Any:
-        return await session.read_resource(uri, input_responses=answers, request_state=state,
-                                           allow_input_required=True)
-
-    return await drive(session, await send(None, None), send)
+    return await drive(session, partial(session.read_resource, uri, allow_input_required=True))
 
 
 # -- task-only tools of a 2025 server (SEP-1686) -------------------------------------
-async def call_as_task(session: ClientSession, dispatcher: JSONRPCDispatcher, name: str, args: dict,
-                       progress: ProgressFn | None) -> types.CallToolResult:
+async def call_as_task(session: ClientSession, revision: Revision, dispatcher: JSONRPCDispatcher, name: str,
+                       args: dict, progress: ProgressFn | None) -> types.CallToolResult:
     """Create the task, poll it (its status messages become progress), fetch the result. The SDK
     2.x no longer parses a task-creating `tools/call`, so that one request goes out raw."""
     params = {"name": name, "arguments": args, "task": {"ttl": TASK_TTL_MS}}
-    headers = {MCP_PROTOCOL_VERSION_HEADER: session.protocol_version or "2025-11-25"}
+    headers = {MCP_PROTOCOL_VERSION_HEADER: revision.version}
     raw = await dispatcher.send_raw_request("tools/call", params, {"headers": headers})
     task = types.CreateTaskResult.model_validate(raw).task
     step, last = 0, None

@@ -3,7 +3,7 @@
 Engine code: it never prints or asks itself. It is built with the frontend
 (client/engine/frontend.py) that shows its notices and asks its questions; a frontend with
 nobody to ask (the default, a pipe) and no `--yes` means the answer is "no". The SDK session
-gets the callbacks from `callbacks(server_name)`.
+gets the callbacks from `callbacks(server_name)`; the fleet says who is connected (`Sessions`).
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any, Iterator, Protocol
 
 from mcp import types
-from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+from mcp.client.session import ClientSession
 
 from client.core.config import NO_WORDS, YES_WORDS
 from client.core.faults import one_line
 from client.core.context.budget import estimate_text_tokens
 from client.engine.frontend import Field, Frontend, tell
+from client.engine.mcp.era import Revision
 
 
 def client_info() -> types.Implementation:
@@ -144,6 +145,10 @@ class Sampler(Protocol):
         ...
 
 
+class Sessions(Protocol):  # the fleet, asked who is connected now (client/engine/mcp/starting.py)
+    def sessions(self) -> list[tuple[str, ClientSession, Revision]]: ...  # (server, session, its revision)
+
+
 @dataclass
 class ClientFeatures:
     yes: bool = False  # --yes: accept elicitation with defaults, approve sampling
@@ -154,7 +159,6 @@ class ClientFeatures:
     data: Path | None = None  # the user's data folder (Settings.dirs.data), where they are kept; None: no login
     headless: bool = False  # Tuning.oauth_headless: the login URL is fetched, not shown
     frontend: Frontend = field(default_factory=Frontend)  # shows the notices, asks the questions (default: nobody)
-    sessions: dict[str, Any] = field(default_factory=dict)  # server name -> live ClientSession
     journal: list[dict[str, str]] = field(default_factory=list)  # sampling decisions not yet on a transcript row
     _capped: dict[str, set[asyncio.Event]] = field(default_factory=dict)  # server -> its tool calls under way
     _told_limit: set[str] = field(default_factory=set)  # servers told "limit reached" since their last grant
@@ -190,17 +194,12 @@ class ClientFeatures:
             pass
 
     def callbacks(self, server: str) -> dict[str, Any]:
-        async def elicit(ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-            return await self.elicit(server, params)
-
-        async def sample(ctx: Any, params: types.CreateMessageRequestParams) -> Any:
-            return await self.sample(server, params)
-
         async def roots(ctx: Any) -> types.ListRootsResult:
             return self.list_roots(server)
 
-        return {"elicitation_callback": elicit, "sampling_callback": sample, "list_roots_callback": roots,
-                "client_info": client_info()}
+        return {"elicitation_callback": lambda ctx, params: self.elicit(server, params),
+                "sampling_callback": lambda ctx, params: self.sample(server, params),
+                "list_roots_callback": roots, "client_info": client_info()}
 
     # -- elicitation ------------------------------------------------------------
     async def elicit(self, server: str, params: types.ElicitRequestParams) -> types.ElicitResult:
@@ -286,12 +285,12 @@ class ClientFeatures:
         return types.ListRootsResult(roots=[types.Root(uri=p.resolve().as_uri(), name=p.resolve().name or str(p))
                                             for p in roots])
 
-    async def set_roots(self, roots: list[Path]) -> int:
-        """Replace the roots and tell every connected server; the number told."""
+    async def set_roots(self, roots: list[Path], fleet: Sessions) -> int:
+        """Replace the roots and tell every server connected now (the fleet says which); the number told."""
         self.roots = list(roots)
         told = 0
-        for name, session in list(self.sessions.items()):
-            if name in self.own_dirs or session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        for name, session, revision in fleet.sessions():
+            if name in self.own_dirs or revision.modern:
                 continue  # 2026-07-28 has no notifications from us: a server asks for the roots with each request
             try:
                 # the notification itself, not the SDK's helper: that one warns that roots are deprecated (SEP-2577)

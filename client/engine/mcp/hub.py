@@ -1,10 +1,10 @@
-"""Tools from several MCP servers at once, one long-lived session per server.
+"""The LangChain side of several MCP servers: the hub holds the fleet (starting.py, which knows
+nothing of LangChain) and turns the tools it offers into LangChain tools (adapter.py).
 
-Unlike `MultiServerMCPClient.get_tools()`, a server that fails to start or
-dies takes only its own tools with it. Names that collide across servers are
-prefixed with the server name, and so is a tool of another server that would take a
-built-in name (bundled.py: `tool_search`, and the bundled search's tools while it is configured);
-a name once given never changes nor goes to another tool.
+Unlike `MultiServerMCPClient.get_tools()`, a server that fails to start or dies takes only its own
+tools with it. Names that collide across servers are prefixed with the server name, and so is a tool
+of another server that would take a built-in name (bundled.py: `tool_search`, and the bundled
+search's tools while it is configured); a name once given never changes nor goes to another tool.
 Tools are offered before their server is up when they are known (the bundled server's,
 shipped with the client; any other's last listing, saved_tools.py); every call is then
 checked against the live definition first (live_check.py). Each tool call goes through our own coroutine:
@@ -18,20 +18,18 @@ model reads about a failure is English whatever `--lang` says.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import re
 from collections import Counter
 from typing import IO, Any
 
-from langchain_core.tools import BaseTool, StructuredTool, ToolException
+from langchain_core.tools import BaseTool, ToolException
 from mcp import types
 
-from client.core.tool_schema import for_model
 from client.core.toolprint import tool_print
 from client.engine.events import notify
 from client.engine.frontend import Frontend, ToolProgress
 from client.engine.mcp import live_check
+from client.engine.mcp.adapter import as_langchain_tool
 from client.engine.mcp.bundled import reserved_names
 from client.engine.mcp.live_check import tool_definition
 from client.engine.mcp.permissions import CallInfo, Permissions, ToolKey, Verdict, is_read_only
@@ -51,80 +49,50 @@ __all__ = ["ToolHub", "ToolProgress", "tool_definition"]  # ToolProgress: client
 _FN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
-class ToolHub(ServerFleet):
+class ToolHub:
     def __init__(self, specs: list[ServerSpec] | None = None, debug: bool = False,
                  permissions: Permissions | None = None, features: ClientFeatures | None = None,
                  frontend: Frontend | None = None, errlog: IO[str] | None = None,
                  saved: SavedTools | None = None) -> None:
-        """`frontend`: where tools' progress goes (default: nowhere); `errlog`: where stdio servers'
-        stderr goes (the ui's own stream with --debug; None: a private file, its last line in errors);
-        `saved`: the user's saved tool lists (None: none read or written).
-        The servers start with `start()` (background) or `connect()` (waited for): starting.py."""
+        """`frontend`: where tools' progress goes (default: nowhere); the rest builds the `fleet`, whose
+        `start()` or `connect()` starts the servers (`errlog`, `saved`: starting.py)."""
         self.permissions = permissions or Permissions()  # who may run what (permissions.py)
         self.frontend = frontend or Frontend()
         self.tools: list[BaseTool] = []
         self.owner: dict[str, tuple[ServerConn, types.Tool]] = {}  # tool name -> (server, MCP tool)
+        self.version = 0  # bumped whenever the tool list is rebuilt
         self._names: dict[tuple[str, str], str] = {}  # (server, MCP tool) -> its function name, kept once given
-        super().__init__(specs if specs is not None else [bundled_spec()], features, errlog, saved)
-        if not debug:  # the SDK logs tracebacks (e.g. a server printing non-JSON); we report one line
-            sdk_log = logging.getLogger("mcp")
-            if not any(isinstance(h, logging.NullHandler) for h in sdk_log.handlers):
-                sdk_log.addHandler(logging.NullHandler())
-            sdk_log.propagate = False
-
-    async def refresh(self) -> bool:
-        """Before a turn: the servers whose listing is stale list their tools again (listing.py).
-        True when the tool set changed (there, or at a reconnect): the agent is then rebuilt with `tools`."""
-        await asyncio.gather(*(s.refresh_tools() for s in self.servers))
-        for server in self.servers:
-            self._keep(server)
-        if any(self._built.get(s.spec.name) != s.generation for s in self._offered()):
-            self._build_tools()
-            return True
-        return False
+        self._built: list[tuple[ServerConn, int]] = []  # the offered servers and their tools' generation, as built
+        self.fleet = ServerFleet(specs if specs is not None else [bundled_spec()], features, errlog, saved,
+                                 self._build_tools, debug)
+        self._build_tools()  # the tools known before their servers are up
 
     async def late_tool(self, name: str) -> BaseTool | None:
         """The tool `name` when the model asks for one the agent was not built with: a server still
         starting may bring it, so its start is waited for (each within its start-up timeout).
         None when no server is starting or none brought it."""
-        if name not in self.owner and self.starting():
-            await self.wait()
+        if name not in self.owner and self.fleet.starting():
+            await self.fleet.wait()
         return next((t for t in self.tools if t.name == name), None)
 
-    async def aclose(self) -> None:
-        for task in self._starts.values():
-            task.cancel()
-        await asyncio.gather(*self._starts.values(), return_exceptions=True)
-        await asyncio.gather(*(s.aclose() for s in self.servers), return_exceptions=True)
-
-    def failed(self) -> list[ServerConn]:
-        return [s for s in self.servers if s.state not in ("connected", "closed", "connecting", OFF)]
-
-    @property
-    def error(self) -> str | None:
-        """All start-up failures in one line (None when every server is up)."""
-        bad = self.failed()
-        return "; ".join(f"{s.spec.name}: {s.error or s.state}" for s in bad) or None
-
     # -- tools -----------------------------------------------------------------
-    def _names_fresh(self) -> None:
-        self._names.clear()
-
-    def _offered(self) -> list[ServerConn]:
-        """Whose tools are offered: the servers in the order they came up (a dead one's stay: it is
-        reconnected on its next call), then any connected one not yet in it (tests build by hand)."""
-        return [s for s in self.order if s.state != OFF] + \
-            [s for s in self.servers if s.state == "connected" and s not in self.order]
-
-    def _build_tools(self) -> None:
-        """The tool list: a name once given stays (a server that comes up later never renames the
-        tools already offered) and is never given to another tool; names that collide are prefixed
-        with the server's name, and so is another server's tool named like a built-in one."""
-        pairs = [(s, tool) for s in self._offered() for tool in s.tools]
+    def _build_tools(self, anew: bool = False) -> None:
+        """The tool list, when the fleet's offered servers or their tools changed (the fleet's `on_change`).
+        A name once given stays (a server that comes up later never renames the tools already offered)
+        and is never given to another tool; names that collide are prefixed with the server's name, and
+        so is another server's tool named like a built-in one. `anew` (connect(): nobody saw a name yet):
+        names are given afresh, in the configuration's order."""
+        fleet = self.fleet
+        if anew:
+            self._names.clear()
+        elif [(s, s.generation) for s in fleet.offered()] == self._built:
+            return  # as offered already: nothing to rebuild
+        pairs = [(s, tool) for s in fleet.offered() for tool in s.tools]
         counts = Counter(_fn_name(tool.name) for _, tool in pairs)
-        bundled = any(s.spec.bundled for s in self.servers) or any(spec.bundled for spec in self.disabled)
+        bundled = any(s.spec.bundled for s in fleet.servers) or any(spec.bundled for spec in fleet.disabled)
         given, reserved = set(self._names.values()), reserved_names(bundled)
         self.tools, self.owner = [], {}
+        clients: dict[str, _Client] = {}
         for server, tool in pairs:
             key = (server.spec.name, tool.name)
             name = self._names.get(key)
@@ -139,34 +107,14 @@ class ToolHub(ServerFleet):
                 self._names[key] = name
                 given.add(name)
             self.owner[name] = (server, tool)
-            self.tools.append(self._lc_tool(name, server, tool))
-        self._built = {s.spec.name: s.generation for s in self._offered()}
+            client = clients.setdefault(server.spec.name, _Client(self, server))
+            self.tools.append(as_langchain_tool(tool, client, name=name))  # adapter.py
+        self._built = [(s, s.generation) for s in fleet.offered()]
         self.version += 1
 
-    def _lc_tool(self, name: str, server: ServerConn, tool: types.Tool) -> BaseTool:
-        schema = for_model(tool.input_schema)  # the server's own schema, safe to show a model
-
-        async def run(**kwargs: Any) -> str:
-            return await self.invoke(name, kwargs, server, tool)
-
-        return StructuredTool(
-            name=name,
-            description=(tool.description or tool.title or tool.name).strip(),
-            args_schema=schema,
-            coroutine=run,
-            handle_tool_error=True,  # ToolException -> error tool message, the turn goes on
-            # mcp_offered: the definition the model was given, checked against the live one (authorize)
-            metadata={"mcp_server": server.spec.name, "mcp_tool": tool.name, "mcp_offered": tool},
-        )
-
-    async def invoke(self, name: str, args: dict, server: ServerConn | None = None,
-                     offered: types.Tool | None = None) -> str:
+    async def invoke(self, name: str, args: dict, server: ServerConn, offered: types.Tool) -> str:
         """Call tool `name` (as `offered` by `server`: the tool the agent holds); text for the model,
         or ToolException with the error text."""
-        if server is None or offered is None:
-            if name not in self.owner:  # the server took it away since the agent was built
-                raise ToolException(f"MCP tool '{name}' is no longer offered.")
-            server, offered = self.owner[name]
         await self._up(server)
         tool = self._live(server, offered.name) or offered
         last: list[tuple[float, float | None, str | None]] = []
@@ -200,7 +148,7 @@ class ToolHub(ServerFleet):
         """May tool `name` run with `args`? None for a name that is not one of our MCP tools.
         `offered`: the tool the agent holds (its definition is the one the model read)."""
         meta = (offered.metadata or {}) if offered is not None else {}
-        server = next((s for s in self.servers if s.spec.name == meta.get("mcp_server")), None)
+        server = next((s for s in self.fleet.servers if s.spec.name == meta.get("mcp_server")), None)
         tool = meta.get("mcp_offered")
         if server is None or not isinstance(tool, types.Tool):
             if name not in self.owner:
@@ -222,7 +170,7 @@ class ToolHub(ServerFleet):
         """A server whose tools were offered before it listed them: its start, waited for (within its
         start-up timeout, like a late tool's)."""
         if not server.live:
-            await self.wait([server.spec.name])
+            await self.fleet.wait([server.spec.name])
 
     @staticmethod
     def _live(server: ServerConn, tool: str) -> types.Tool | None:
@@ -238,7 +186,7 @@ class ToolHub(ServerFleet):
     def permission_servers(self) -> list[tuple[str, list[str], list[str]]]:
         """(server, alwaysAllow, read-only tools) for /permissions."""
         return [(s.spec.name, s.spec.always_allow,
-                 [x.name for x in s.tools if _read_only(x)]) for s in self.servers]
+                 [x.name for x in s.tools if _read_only(x)]) for s in self.fleet.servers]
 
     def _emit(self, event: ToolProgress) -> None:
         try:
@@ -249,6 +197,17 @@ class ToolHub(ServerFleet):
     def tools_of(self, server: ServerConn) -> list[tuple[str, types.Tool]]:
         """(function name, MCP tool) of one server, for /tools."""
         return [(n, tool) for n, (s, tool) in self.owner.items() if s is server]
+
+
+class _Client:
+    """One server's side of its converted tools (adapter.ToolClient): each call goes through the hub."""
+
+    def __init__(self, hub: ToolHub, conn: ServerConn) -> None:
+        self.hub, self.conn, self.server = hub, conn, conn.spec.name
+
+    async def call_tool(self, tool: types.Tool, arguments: dict[str, Any]) -> str:
+        name = self.hub._names.get((self.server, tool.name), tool.name)  # as offered
+        return await self.hub.invoke(name, arguments, self.conn, tool)
 
 
 def _fn_name(name: str) -> str:

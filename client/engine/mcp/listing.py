@@ -24,6 +24,9 @@ from client.engine.mcp import era
 log = logging.getLogger(__name__)
 PAGES = 100  # pages of one listing at most (a server whose cursor never ends)
 RELISTEN = 30.0  # seconds before opening a listen stream again after one ended
+CHANGED = {types.ToolListChangedNotification: "tools", types.PromptListChangedNotification: "prompts",
+           types.ResourceListChangedNotification: "resources", ToolsListChanged: "tools",
+           PromptsListChanged: "prompts", ResourcesListChanged: "resources"}  # what a message says changed
 
 
 class Listing:
@@ -35,7 +38,7 @@ class Listing:
         self.listening = False  # a subscriptions/listen stream is open: changes are told, not polled
         self.lists: dict[str, tuple[float, list]] = {}  # "prompts"/"resources" -> (fresh until, items)
 
-    async def tools(self, session: ClientSession) -> list[types.Tool]:
+    async def tools(self, session: ClientSession, revision: era.Revision) -> list[types.Tool]:
         """Every page of the tool listing; remembers until when it is fresh."""
         tools: list[types.Tool] = []
         cursor: str | None = None
@@ -49,19 +52,19 @@ class Listing:
             cursor = page.next_cursor
             if not cursor:
                 break
-        modern = era.modern(session)
+        modern = revision.modern
         self.stale = False
         self.ttl_ms = (ttl_ms or 0) if modern else 0
         self.scope = "public" if modern and public else "private"
         self.fresh_until = time.monotonic() + (ttl_ms or 0) / 1000
         return tools
 
-    def due(self, session: ClientSession) -> bool:
+    def due(self, revision: era.Revision) -> bool:
         """List the tools again? When they changed; for a 2026 server also when the listing's ttl
         has passed and no stream would have said so."""
         if self.stale:
             return True
-        return era.modern(session) and not self.listening and time.monotonic() >= self.fresh_until
+        return revision.modern and not self.listening and time.monotonic() >= self.fresh_until
 
     def cached(self, kind: str) -> list | None:
         fresh = self.lists.get(kind)
@@ -77,14 +80,14 @@ class Listing:
         else:
             self.lists.pop(kind, None)
 
-    async def watch(self, session: ClientSession) -> None:
+    async def watch(self, session: ClientSession, revision: era.Revision) -> None:
         """A 2026 server that says its lists change: a listen stream for the connection's life
         (the owner task cancels this). While none is open (the server or a proxy ended it) the
         ttl rule applies; a stream that ended is opened again after RELISTEN, and the tools
         are listed again then (no event is replayed)."""
         caps = session.server_capabilities
         kinds = {k: bool(getattr(getattr(caps, k, None), "list_changed", False)) for k in ("tools", "prompts", "resources")}
-        if not era.modern(session) or not any(kinds.values()):
+        if not revision.modern or not any(kinds.values()):
             return
         while True:
             try:
@@ -92,12 +95,7 @@ class Listing:
                                   resources_list_changed=kinds["resources"]) as stream:
                     self.listening = True
                     async for event in stream:
-                        if isinstance(event, ToolsListChanged):
-                            self.changed("tools")
-                        elif isinstance(event, PromptsListChanged):
-                            self.changed("prompts")
-                        elif isinstance(event, ResourcesListChanged):
-                            self.changed("resources")
+                        await self.on_message(event)
             except MCPError as e:
                 if e.code == types.METHOD_NOT_FOUND:
                     return  # it does not serve subscriptions/listen: the ttl rule it is
@@ -111,10 +109,7 @@ class Listing:
             await asyncio.sleep(RELISTEN)
 
     async def on_message(self, message: Any) -> None:
-        """A 2025 server's list_changed notifications (the SDK's message_handler)."""
-        if isinstance(message, types.ToolListChangedNotification):
-            self.changed("tools")
-        elif isinstance(message, types.PromptListChangedNotification):
-            self.changed("prompts")
-        elif isinstance(message, types.ResourceListChangedNotification):
-            self.changed("resources")
+        """A 2025 server's list_changed notifications (the SDK's message_handler), a listen stream's events."""
+        kind = CHANGED.get(type(message))
+        if kind is not None:
+            self.changed(kind)

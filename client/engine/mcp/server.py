@@ -6,8 +6,8 @@ cancels the caller; callers race each request against the owner's end.
 
 Which revision a server speaks is found at connect (client/engine/mcp/era.py): 2026-07-28
 (`server/discover`, stateless requests with `_meta`, multi-round-trip input) or the 2025
-`initialize` handshake. The same callbacks (features.py) answer a 2025 server's requests
-and a 2026 server's `InputRequiredResult`.
+`initialize` handshake, kept as `revision`. The same callbacks (features.py) answer a 2025 server's
+requests and a 2026 server's `InputRequiredResult`. Nothing here knows LangChain (hub.py does).
 
 Over ~300 lines on purpose: connect, reconnect (a forgotten session), the call with its
 cancellation and the shutdown share the owner task's state; split, they would share it by hand.
@@ -20,7 +20,7 @@ import os
 import tempfile
 import time
 from contextlib import AsyncExitStack, nullcontext
-from typing import IO, Awaitable, Callable
+from typing import IO, Callable
 
 import anyio
 import httpx2
@@ -48,8 +48,6 @@ RETRY_AFTER = 1.0  # seconds between reconnect attempts of a dead server
 STOP_TIMEOUT = 5.0
 HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)  # a server may hold a response stream open
 
-ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
-
 
 class ServerGone(Exception):
     """The server is not connected (died, or cannot be reached again)."""
@@ -70,7 +68,7 @@ class ServerConn:
         self.live = False  # `tools` came from this server in this process (a call is checked against them)
         self.generation = 0  # bumped whenever `tools` is listed anew
         self.session: ClientSession | None = None
-        self.protocol: str | None = None  # the revision it speaks (era.py), once connected
+        self.revision: era.Revision | None = None  # the revision it speaks, decided at connect (era.py)
         self.listing = Listing()  # when to list again (ttlMs, subscriptions/listen, list_changed)
         self._dispatcher: JSONRPCDispatcher | None = None
         self._http_status: str | None = None  # the last HTTP answer when it was an error (HTTP 401 ...)
@@ -139,15 +137,12 @@ class ServerConn:
             async with AsyncExitStack() as stack:
                 session = await stack.enter_async_context(await self._open(stack))
                 self.opened.set()
-                await era.negotiate(session, self.spec.protocol, self._deadline)
-                self.protocol = session.protocol_version
-                self._listed(await self.listing.tools(session))
+                self.revision = revision = await era.negotiate(session, self.spec.protocol, self._deadline)
+                self._listed(await self.listing.tools(session, revision))
                 self.live = True
                 self.session, self.state = session, "connected"
-                if self.features is not None:
-                    self.features.sessions[self.spec.name] = session
                 self._ready.set()
-                watch = asyncio.ensure_future(self.listing.watch(session))
+                watch = asyncio.ensure_future(self.listing.watch(session, revision))
                 try:
                     await self._stop.wait()
                 finally:
@@ -160,8 +155,6 @@ class ServerConn:
         finally:
             was = self.state
             self.session = None
-            if self.features is not None:
-                self.features.sessions.pop(self.spec.name, None)
             if not self._stop.is_set() or was != "connected":
                 self.state = "dead" if was == "connected" else "failed"
             else:
@@ -198,10 +191,8 @@ class ServerConn:
                 s.url, http_client=http, max_sse_event_size=MAX_MESSAGE_BYTES + PIECE))
         # our own dispatcher: a 2025 task-only tool is created through it (era.call_as_task)
         self._dispatcher = JSONRPCDispatcher(read, write)
-        told = self.listing.on_message  # a 2025 server's list_changed
-        if self.features is None:
-            return ClientSession(dispatcher=self._dispatcher, client_info=client_info(), message_handler=told)
-        return ClientSession(dispatcher=self._dispatcher, message_handler=told, **self.features.callbacks(self.spec.name))
+        asks = self.features.callbacks(self.spec.name) if self.features else {"client_info": client_info()}
+        return ClientSession(dispatcher=self._dispatcher, message_handler=self.listing.on_message, **asks)  # list_changed
 
     async def _oauth(self, stack: AsyncExitStack):  # -> httpx2.Auth | None
         """OAuth 2.1 (client/engine/mcp/oauth.py) for a remote server, unless its entry says "oauth": false."""
@@ -236,12 +227,13 @@ class ServerConn:
         return text
 
     # -- calls -----------------------------------------------------------------
-    async def ensure(self) -> None:
-        """Reconnect a dead server (at most once per RETRY_AFTER); ServerGone if it stays down."""
+    async def ensure(self, again: bool = False) -> None:
+        """Reconnect a dead server, at most once per RETRY_AFTER (`again`: at once, it forgot our session);
+        ServerGone if it stays down."""
         async with self._lock:
-            if self.state == "connected":
+            if self.state == "connected" and not again:
                 return
-            if self.state in ("dead", "failed", "idle") and time.monotonic() - self._last_attempt >= RETRY_AFTER:
+            if again or (self.state in ("dead", "failed", "idle") and time.monotonic() - self._last_attempt >= RETRY_AFTER):
                 await self.stop()
                 self.restarts += 1
                 await self.start(RESTART_TIMEOUT)
@@ -251,11 +243,11 @@ class ServerConn:
     async def refresh_tools(self) -> bool:
         """List the tools again when the listing is stale (listing.py); True when they changed.
         A failure keeps the old listing: a dead server is found by its next call."""
-        session = self.session
-        if self.state != "connected" or session is None or not self.listing.due(session):
+        session, revision = self.session, self.revision
+        if self.state != "connected" or session is None or revision is None or not self.listing.due(revision):
             return False
         try:
-            tools = await asyncio.wait_for(self.listing.tools(session), RESTART_TIMEOUT)
+            tools = await asyncio.wait_for(self.listing.tools(session, revision), RESTART_TIMEOUT)
         except Exception:  # noqa: BLE001
             return False
         return self._listed(tools)
@@ -269,37 +261,29 @@ class ServerConn:
         self.tools, self.generation = tools, self.generation + 1
         return True
 
-    async def call(self, tool: types.Tool, args: dict, progress: ProgressFn | None = None) -> types.CallToolResult:
+    async def call(self, tool: types.Tool, args: dict, progress: era.ProgressFn | None = None) -> types.CallToolResult:
         """One tool call; ServerGone when the server is or goes away during it. A server that no
         longer knows our session (restarted, or it expired the session) never ran the call: the
         connection is made again at once and the call runs on the new session, once."""
         try:
             return await self._call_once(tool, args, progress)
         except _SessionLost:
-            await self._reconnect()
+            await self.ensure(again=True)
         try:
             return await self._call_once(tool, args, progress)
         except _SessionLost as e:
             raise ServerGone(str(e)) from None
 
-    async def _reconnect(self) -> None:
-        async with self._lock:
-            await self.stop()
-            self.restarts += 1
-            await self.start(RESTART_TIMEOUT)
-            if self.state != "connected":
-                raise ServerGone(self.error or self.state)
-
-    async def _call_once(self, tool: types.Tool, args: dict, progress: ProgressFn | None) -> types.CallToolResult:
+    async def _call_once(self, tool: types.Tool, args: dict, progress: era.ProgressFn | None) -> types.CallToolResult:
         await self.ensure()
-        session = self.session
-        if session is None:
+        session, revision = self.session, self.revision
+        if session is None or revision is None:
             raise ServerGone(self.error or "connection closed")
         timeout = self.spec.timeout or CALL_TIMEOUT
         execution = tool.execution
         if execution is not None and execution.task_support == "required" and self._dispatcher is not None \
-                and session.protocol_version not in era.MODERN:  # tasks left the spec in 2026-07-28
-            request = asyncio.wait_for(era.call_as_task(session, self._dispatcher, tool.name, args, progress), timeout)
+                and not revision.modern:  # tasks left the spec in 2026-07-28
+            request = asyncio.wait_for(era.call_as_task(session, revision, self._dispatcher, tool.name, args, progress), timeout)
         else:
             request = era.call_tool(session, tool.name, args, timeout, progress)
         with self.features.capped(self.spec.name) if self.features else nullcontext(asyncio.Event()) as capped:

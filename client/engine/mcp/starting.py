@@ -7,7 +7,7 @@ very first request carries its tools; its live listing replaces them once it is 
 the next launch), and a start that fails takes them out again. A server seen for the first time
 joins `order` when it comes up (the servers whose tools are offered, in the order they came
 up, so a newcomer's tools go at the END of the tool list and the provider's prompt cache of the
-earlier ones holds) and bumps `version`; `unknown()` names those still starting, which a message
+earlier ones holds) and tells `on_change` (ToolHub, which builds the tools); `unknown()` names those still starting, which a message
 waits for up to a short grace (Tuning.startup_grace, client/ui/startup.py). A server that fails, or
 passes its start-up timeout (`startup_timeout`: the spec's, which is the entry's "startupTimeout",
 else MCP_CHAT_STARTUP_TIMEOUT (specs.py); else 30 s like the peers), is kept in `failures` until the ui reports it once. `connect()` is the same start,
@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
-from typing import IO
+from typing import IO, Callable
 
 from mcp import types
+from mcp.client.session import ClientSession
 
 from client.engine.mcp.bundled import bundled_tools, dump
+from client.engine.mcp.era import Revision
 from client.engine.mcp.features import ClientFeatures
 from client.engine.mcp.saved_tools import SavedTools
 from client.engine.mcp.server import START_TIMEOUT, ServerConn
@@ -39,29 +42,39 @@ def startup_timeout(spec: ServerSpec) -> float:
 
 
 class ServerFleet:
-    """The servers' lifecycle; ToolHub (hub.py) turns `order` into tools in `_build_tools`."""
+    """The servers' lifecycle. `on_change(anew)` is told whenever the servers whose tools are offered,
+    or their tools, may have changed (`anew`: in the configuration's order now, connect())."""
 
-    def __init__(self, specs: list[ServerSpec], features: ClientFeatures | None, errlog: IO[str] | None,
-                 saved: SavedTools | None = None) -> None:
-        self.features, self._errlog, self.saved = features, errlog, saved
+    def __init__(self, specs: list[ServerSpec], features: ClientFeatures | None = None, errlog: IO[str] | None = None,
+                 saved: SavedTools | None = None, on_change: Callable[[bool], None] = lambda anew: None,
+                 debug: bool = False) -> None:
+        """`errlog`: stdio servers' stderr (None: a private file, its last line in errors); `saved`: saved tool lists."""
+        self.features, self._errlog, self.saved, self._changed = features, errlog, saved, on_change
         self.disabled = [s for s in specs if not s.enabled]  # "enabled": false: listed, never started unasked
         self.servers = [ServerConn(s, features, errlog) for s in specs if s.enabled]
         # known before they are up, then up at least once, and not switched off; in the order they came up
         self.order: list[ServerConn] = []
-        self.version = 0  # bumped whenever the tool list is rebuilt
         self.failures: list[ServerConn] = []  # failed starts not reported yet (take_failures)
         self._starts: dict[str, asyncio.Task[bool]] = {}
         self._since: dict[str, float] = {}  # name -> when its current start began
         self._on_disk: dict[str, str] = {}  # server -> its saved list as last read or written
         self._kept: dict[str, int] = {}  # server -> the generation of its tools last compared with the saved list
-        self._built: dict[str, int] = {}  # server -> the generation of its tools the list was built from
         for server in self.servers:
             known = self._known(server.spec)
             if known is not None:
                 server.tools = known
                 self.order.append(server)
-        if self.order:
-            self._build_tools()
+        if not debug:  # the SDK logs tracebacks (e.g. a server printing non-JSON); we report one line
+            sdk_log = logging.getLogger("mcp")
+            sdk_log.handlers, sdk_log.propagate = [logging.NullHandler()], False
+
+    def offered(self) -> list[ServerConn]:
+        """Whose tools are offered: in the order they came up (a dead one's stay: it is reconnected on its next call)."""
+        return [s for s in self.order if s.state != OFF]
+
+    def sessions(self) -> list[tuple[str, ClientSession, Revision]]:
+        """(server, session, its revision) of every server connected now (features.Sessions: the roots)."""
+        return [(s.spec.name, s.session, s.revision) for s in self.servers if s.session and s.revision]
 
     def _known(self, spec: ServerSpec) -> list[types.Tool] | None:
         """Its tools before it is up: shipped (the bundled server), else saved; None when unknown."""
@@ -86,9 +99,6 @@ class ServerFleet:
         if self._on_disk.get(name) != now and self.saved.save(server.spec, server.tools, ttl, scope) is None:
             self._on_disk[name] = now
 
-    def _build_tools(self) -> None:  # pragma: no cover - ToolHub's
-        raise NotImplementedError
-
     # -- starting ----------------------------------------------------------------------
     def start(self) -> None:
         """Every server starts in the background, each on its own; returns at once."""
@@ -102,11 +112,30 @@ class ServerFleet:
         self.start()
         await self.wait()
         self.order = [s for s in self.servers if s in self.order]
-        self._names_fresh()
-        self._build_tools()
+        self._changed(True)  # before any request saw a name: names depend on the configuration, not on timing
 
-    def _names_fresh(self) -> None:
-        """Before any request saw a name (connect): names depend on the configuration, not on timing."""
+    async def refresh(self) -> None:
+        """Before a turn: the servers whose listing is stale list their tools again (listing.py), and a
+        new listing is saved; the listener is told (a change there, or at a reconnect)."""
+        await asyncio.gather(*(s.refresh_tools() for s in self.servers))
+        for server in self.servers:
+            self._keep(server)
+        self._changed(False)
+
+    async def aclose(self) -> None:
+        for task in self._starts.values():
+            task.cancel()
+        await asyncio.gather(*self._starts.values(), return_exceptions=True)
+        await asyncio.gather(*(s.aclose() for s in self.servers), return_exceptions=True)
+
+    def failed(self) -> list[ServerConn]:
+        return [s for s in self.servers if s.state not in ("connected", "closed", "connecting", OFF)]
+
+    @property
+    def error(self) -> str | None:
+        """All start-up failures in one line (None when every server is up)."""
+        bad = self.failed()
+        return "; ".join(f"{s.spec.name}: {s.error or s.state}" for s in bad) or None
 
     async def opened(self, timeout: float) -> None:
         """Until every starting server's transport is up (a stdio server's process runs), at most
@@ -149,12 +178,11 @@ class ServerFleet:
             if new:
                 self.order.append(server)  # its tools go after those already offered
             self._keep(server)
-            if new or self._built.get(server.spec.name) != server.generation:  # as offered already: nothing to do
-                self._build_tools()
+            self._changed(False)  # the same tools as offered already: nothing to do there
         else:
             if server in self.order and not server.live:  # offered from a saved list only: they leave
                 self.order.remove(server)
-                self._build_tools()
+                self._changed(False)
             if server.state != OFF:
                 self.failures.append(server)
         return ok
@@ -187,7 +215,7 @@ class ServerFleet:
         self.failures = [s for s in self.failures if s is not server]
         if server in self.order:
             self.order.remove(server)
-            self._build_tools()
+            self._changed(False)
         return True
 
     def enable(self, name: str) -> asyncio.Task[bool] | None:

@@ -9,7 +9,7 @@ from client.core.config import YES_WORDS as YES  # noqa: F401 - the handlers' ye
 
 if TYPE_CHECKING:
     from client.core.config import Settings
-    from client.engine.mcp import ToolHub
+    from client.engine.mcp.hub import ToolHub
     from client.engine.session import ChatSession
     from client.ui.render import Renderer
 

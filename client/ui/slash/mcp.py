@@ -15,14 +15,14 @@ from client.ui.slash.base import SlashContext
 
 if TYPE_CHECKING:
     from client.core.config import Settings
-    from client.engine.mcp import ToolHub
+    from client.engine.mcp.hub import ToolHub
     from client.ui.render import Renderer
 
 ATTACH_SHARE = 4  # one message's attachments may use at most 1/4 of the request budget
 
 
 def _server(hub: ToolHub, name: str):  # -> ServerConn | None
-    return next((s for s in hub.servers if s.spec.name == name), None)
+    return next((s for s in hub.fleet.servers if s.spec.name == name), None)
 
 
 async def tools(c: SlashContext, arg: str) -> None:
@@ -47,15 +47,15 @@ async def mcp(c: SlashContext, arg: str) -> None:
         c.r.error(t("mcp_usage"))
         return
     op, name = words[0].lower(), words[1]
-    found = c.hub.find(name)
+    found = c.hub.fleet.find(name)
     if found is None:
         c.r.error(t("mcp_unknown", name=name))
         return
     if op == "disable":
         n = len(c.hub.tools_of(found)) if not isinstance(found, ServerSpec) else 0
-        c.r.line(t("mcp_disabled_now", name=name, n=n) if await c.hub.disable(name) else t("mcp_already_off", name=name))
+        c.r.line(t("mcp_disabled_now", name=name, n=n) if await c.hub.fleet.disable(name) else t("mcp_already_off", name=name))
         return
-    task = c.hub.enable(name)
+    task = c.hub.fleet.enable(name)
     if task is None:
         c.r.line(t("mcp_already_on", name=name))
         return
@@ -66,8 +66,8 @@ async def mcp(c: SlashContext, arg: str) -> None:
     if task.done() and server is not None:
         if server.state == "connected":
             c.r.line(t("mcp_enabled_now", name=name, n=len(c.hub.tools_of(server))))
-        elif server in c.hub.failures:  # reported here, once
-            c.hub.failures.remove(server)
+        elif server in c.hub.fleet.failures:  # reported here, once
+            c.hub.fleet.failures.remove(server)
             c.r.error(t("mcp_server_failed", name=name, target=server.spec.where, err=server.error))
 
 
@@ -95,7 +95,7 @@ async def permissions(c: SlashContext, arg: str) -> None:
 
 
 async def prompts(c: SlashContext, arg: str) -> None:
-    found = await list_prompts(c.hub.servers)
+    found = await list_prompts(c.hub.fleet.servers)
     if not found:
         c.r.line(t("prompts_none"))
         return
@@ -141,7 +141,7 @@ async def prompt(c: SlashContext, arg: str) -> None:
 
 
 async def resources(c: SlashContext, arg: str) -> None:
-    found = await list_resources(c.hub.servers)
+    found = await list_resources(c.hub.fleet.servers)
     if not found:
         c.r.line(t("resources_none"))
         return
@@ -153,7 +153,7 @@ async def resources(c: SlashContext, arg: str) -> None:
 
 
 async def roots(c: SlashContext, arg: str) -> None:
-    features = c.hub.features
+    features = c.hub.fleet.features
     if features is None:
         return
     if arg:
@@ -161,14 +161,14 @@ async def roots(c: SlashContext, arg: str) -> None:
         if not path.is_dir():
             c.r.error(t("roots_bad", path=arg))
             return
-        told = await features.set_roots([*features.roots, path])
+        told = await features.set_roots([*features.roots, path], c.hub.fleet)
         c.r.line(t("roots_changed", n=told))
     c.r.line(t("roots_list", roots=", ".join(str(p) for p in features.roots) or t("roots_none")))
 
 
 async def with_mentions(hub: ToolHub, s: Settings, r: Renderer, text: str) -> str:
     """The message with every @server:uri resource attached (text; binary described), within the budget."""
-    refs = mentions(text, {conn.spec.name for conn in hub.servers})
+    refs = mentions(text, {conn.spec.name for conn in hub.fleet.servers})
     if not refs:
         return text
     left = max(200, s.max_input_tokens // ATTACH_SHARE)
