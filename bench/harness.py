@@ -15,6 +15,7 @@ sys.path.insert(0, str(ROOT))
 from client.engine.build import build_session  # noqa: E402
 from client.core.config import Settings  # noqa: E402
 from client.core.context.policy import ContextSettings  # noqa: E402
+from client.engine.mcp import bundled_spec  # noqa: E402
 from client.engine.mcp.hub import ToolHub  # noqa: E402
 from client.engine.events import TurnDone  # noqa: E402
 from client.engine.session import ChatSession  # noqa: E402
@@ -41,7 +42,7 @@ async def client_stack(llm: LLMStub, db: str, strategy: str, *, tools: bool = Tr
                         context=ContextSettings(strategy, ctx.get("max_turns"), ctx.get("summary_after", 5)),  # type: ignore[arg-type]
                         max_input_tokens=max_input_tokens, memory=False)
     store = await open_store(db)
-    hub = ToolHub()
+    hub = ToolHub([bundled_spec(env=os.environ)])  # the Naver stub's settings, as the ui hands them down
     if tools:
         await hub.fleet.connect()
         assert not hub.fleet.error, hub.fleet.error

@@ -236,8 +236,10 @@ class _runtime:
         from client.engine.local.spec import QWEN_CODER_15B
 
         os.environ.setdefault("MCP_CHAT_TEMPERATURE", "0")
-        base = prepare()
-        self.server = LocalServer(base.binary, base.model, base.template, alias=QWEN_CODER_15B.name, ctx=self.ctx,
+        from client.ui.env_settings import dirs
+
+        base = prepare(dirs().cache)
+        self.server = LocalServer(base.binary, base.model, base.template, alias=QWEN_CODER_15B.name, ctx=self.ctx, cache=base.cache,
                                   name="llama-server-locomo", api_key=secrets.token_urlsafe(24)).start()
         await self.server.wait_ready(timeout=600)
         return (Runtime(self.server.base_url, chat_slot=0, api_key=self.server.api_key, uds=self.server.uds),

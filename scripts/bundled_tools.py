@@ -30,7 +30,7 @@ async def live_tools() -> list[dict]:
     for name in ("NAVER_CLIENT_ID", "NAVER_CLIENT_SECRET"):  # listing needs no real key
         os.environ.setdefault(name, "unused")
     os.environ["MCP_CHAT_DAEMON"] = "0"
-    conn = ServerConn(bundled_spec())
+    conn = ServerConn(bundled_spec(env=os.environ))
     try:
         if not await conn.start(60):
             raise SystemExit(f"the bundled server did not start: {conn.error}")

@@ -23,13 +23,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from client.engine.local import SetupError, prepare, runtime_ready  # noqa: E402
 from client.engine.local.build import build_server  # noqa: E402
-from client.engine.local.spec import LLAMA_CPP_PYTHON_VERSION, QWEN_CODER_15B, cache_root, server_dir  # noqa: E402
+from client.engine.local.spec import LLAMA_CPP_PYTHON_VERSION, QWEN_CODER_15B, server_dir  # noqa: E402
 from client.engine.local.weights import fetch_weights  # noqa: E402
 from client.ui import i18n, local_setup  # noqa: E402
+from client.ui.env_settings import dirs  # noqa: E402
+
+CACHE = dirs().cache  # $MCP_CHAT_CACHE, else $XDG_CACHE_HOME/mcp-chat, else ~/.cache/mcp-chat
 
 
 async def bench(threads: int | None) -> dict[str, float]:
-    server = prepare(start=True, threads=threads)
+    server = prepare(CACHE, start=True, threads=threads)
     try:
         ready = await server.wait_ready()
         body = {"model": QWEN_CODER_15B.name, "temperature": 0, "max_tokens": 128,
@@ -57,22 +60,22 @@ def main() -> int:
     i18n.set_lang(os.environ.get("MCP_CHAT_LANG", "").strip() or "ko")
     report = local_setup.SetupView()  # the setup's notes and progress on stderr
     if args.check:
-        ready = runtime_ready()
-        print(f"local model {'ready' if ready else 'not prepared'}: {cache_root()}")
+        ready = runtime_ready(CACHE)
+        print(f"local model {'ready' if ready else 'not prepared'}: {CACHE}")
         return 0 if ready else 1
     started = time.monotonic()
     try:
-        build_server(force=args.force, report=report)
-        fetch_weights(force=args.force, report=report)
+        build_server(CACHE, force=args.force, report=report)
+        fetch_weights(CACHE, force=args.force, report=report)
         figures: dict[str, object] = {"setup_s": round(time.monotonic() - started, 1)}
         if args.bench:
             figures.update(asyncio.run(bench(args.threads)))
     except SetupError as e:
         print(f"setup failed: {i18n.t(e.key, **e.fmt)}", file=sys.stderr)
         return 1
-    build = json.loads((server_dir() / "build.json").read_text())
+    build = json.loads((server_dir(CACHE) / "build.json").read_text())
     figures.update({"llama_cpp_python": LLAMA_CPP_PYTHON_VERSION, "llama_cpp_commit": build.get("llama_cpp_commit"),
-                    "build_s": build.get("seconds"), "cache": str(cache_root()), "weights": QWEN_CODER_15B.source})
+                    "build_s": build.get("seconds"), "cache": str(CACHE), "weights": QWEN_CODER_15B.source})
     print(json.dumps(figures, ensure_ascii=False))
     return 0
 

@@ -180,6 +180,19 @@ def daemon_env(request: pytest.FixtureRequest) -> dict[str, str]:
 
 
 # -- the client --------------------------------------------------------------------------------
+@pytest.fixture(autouse=True)
+def _forget_the_tests_secrets() -> Iterator[None]:
+    """What a test makes known (client/core/secrets.py `remember`) is forgotten after it, as the
+    process of a run forgets it: a long key one test remembered held back the streamed answer of a
+    later test on the same worker (test_render_rich, after test_mcp_config's OAuth private key)."""
+    from client.core import secrets
+
+    saved = set(secrets._remembered)
+    yield
+    secrets._remembered.clear()
+    secrets._remembered.update(saved)
+
+
 class ChatRunner:
     """Runs the real `mcp-chat` in a subprocess against the stubs.
 

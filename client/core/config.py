@@ -7,10 +7,10 @@ client/ui/options.py; provider facts (windows, endpoints) in client/engine/provi
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from pathlib import Path
+from typing import Literal, Mapping
 from urllib.parse import unquote, urlsplit
 
 Strategy = Literal["none", "trim", "summarize"]
@@ -81,6 +81,40 @@ class ConfigError(Exception):
 
 
 @dataclass(frozen=True)
+class Tuning:
+    """What only an environment variable sets and the engine uses, read and checked once by the ui
+    (client/ui/env_settings.py) and handed down: nothing below the ui reads the environment."""
+
+    startup_timeout: float | None = None  # MCP_CHAT_STARTUP_TIMEOUT: seconds per MCP server start (None: 30)
+    startup_grace: float = 3.0  # MCP_CHAT_STARTUP_GRACE: seconds a message waits for servers seen first
+    keep_alive: float = 300.0  # MCP_CHAT_LOCAL_KEEP_ALIVE: seconds the local model stays up after a session
+    local_threads: int | None = None  # MCP_CHAT_LOCAL_THREADS: llama-server's threads (None: its own choice)
+    oauth_headless: bool = False  # MCP_CHAT_OAUTH_HEADLESS: the login URL is fetched, not shown
+    backoff_scale: float = 1.0  # MCP_CHAT_TEST_BACKOFF_SCALE (test suites): waits between tries, scaled
+
+
+@dataclass(frozen=True)
+class Dirs:
+    """The per-user folders (XDG base directories), the one rule: `$VAR/mcp-chat`, else
+    `~/<fallback>/mcp-chat`; a relative $VAR is ignored (the XDG spec), so the working folder never
+    stands in for a per-user one. The cache: `$MCP_CHAT_CACHE` first (the local model's)."""
+
+    data: Path
+    config: Path
+    cache: Path
+
+    @classmethod
+    def of(cls, env: Mapping[str, str]) -> "Dirs":
+        def xdg(var: str, *fallback: str) -> Path:
+            base = env.get(var, "").strip()
+            return (Path(base) if base and Path(base).is_absolute() else Path.home().joinpath(*fallback)) / "mcp-chat"
+
+        own = env.get("MCP_CHAT_CACHE", "").strip()
+        return cls(xdg("XDG_DATA_HOME", ".local", "share"), xdg("XDG_CONFIG_HOME", ".config"),
+                   Path(own).expanduser() if own else xdg("XDG_CACHE_HOME", ".cache"))
+
+
+@dataclass(frozen=True)
 class Settings:
     """What a chat runs with, resolved once (client/ui/options.py) and frozen: a value. A changed
     value is a new Settings (dataclasses.replace), e.g. for another model (client/engine/models.py);
@@ -128,6 +162,8 @@ class Settings:
     local_url: str = ""  # MCP_CHAT_LOCAL_URL: local, a llama-server already running (none is started)
     summary_server: bool | None = None  # MCP_CHAT_SUMMARY_SERVER: local, the niced summary server (None: at a terminal)
     tool_search: str = "auto"  # MCP_CHAT_TOOL_SEARCH: auto | on | off, deferred tool schemas (deferred_tools.py)
+    tuning: Tuning = field(default_factory=Tuning)
+    dirs: Dirs = field(default_factory=lambda: Dirs.of({}))  # the ui's: from its environment
     system_prompt: str = (
         "당신은 친절한 AI 어시스턴트입니다. 사용자의 질문에 대해 신뢰할 수 있는 정보만 근거로 삼아 답변하세요. "
         "최신 정보나 사실 확인이 필요하면 검색 도구를 사용하세요. "
@@ -139,6 +175,15 @@ class Settings:
 USERINFO_RE = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^:/@\s]*:)(?P<pw>[^@\s]*)(?P<at>@)")
 # password=... as a query parameter or a key=value conninfo item
 PASSWORD_PARAM_RE = re.compile(r"(?P<head>\bpassword\s*=\s*)(?P<pw>'(?:[^'\\]|\\.)*'|[^&\s]*)", re.IGNORECASE)
+
+
+def http_url(url: str) -> bool:
+    """An http(s) URL with a host (what a model endpoint or an MCP server URL must be)."""
+    try:
+        parts = urlsplit(url)
+        return parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 1) > 0
+    except ValueError:  # e.g. a port that is not a number
+        return False
 
 
 def url_passwords(url: str) -> list[str]:
@@ -161,14 +206,3 @@ def url_passwords(url: str) -> list[str]:
             if v and v not in out:
                 out.append(v)
     return sorted(out, key=len, reverse=True)
-
-
-def env_flag(name: str) -> bool:
-    """1/true/yes/on (any case) -> True; unset, empty, 0/false/no/off -> False; else a ConfigError."""
-    v = os.environ.get(name, "").strip().lower()
-    if v in ("", "0", "false", "no", "off"):
-        return False
-    if v in ("1", "true", "yes", "on"):
-        return True
-    raise bad_value(env_given(name, v), phrase("rule_flag"))
-

@@ -8,7 +8,6 @@ command line, the config and the error report import this module before any SDK)
 
 from __future__ import annotations
 
-import os
 import random
 import sys
 from dataclasses import dataclass
@@ -23,9 +22,6 @@ BASE_DELAY = 1.0
 MAX_DELAY = 20.0
 CONTEXT_CODES = ("40003",)  # CLOVA Studio: input exceeds the model's context
 EMPTY_STREAM = "No generations found in stream"  # langchain_core: a stream with no chunk at all
-# Test suites only (never set in production): the waits between tries are multiplied by this, so
-# the suite does not sit through real back-offs; what the user is told keeps the real delay.
-BACKOFF_SCALE_ENV = "MCP_CHAT_TEST_BACKOFF_SCALE"
 CONTEXT_WORDS = ("context length", "context_length", "maximum context", "context size", "too many tokens", "토큰 수")
 
 T = TypeVar("T")
@@ -110,22 +106,15 @@ def backoff(attempt: int, retry_after: float | None = None, rng: random.Random |
     return delay
 
 
-def backoff_scale() -> float:
-    """1.0, unless a test suite set BACKOFF_SCALE_ENV to a number in [0, 1]."""
-    try:
-        scale = float(os.environ.get(BACKOFF_SCALE_ENV, "") or 1.0)
-    except ValueError:
-        return 1.0
-    return min(1.0, max(0.0, scale))
-
-
 async def with_retries(call: Callable[[], Awaitable[T]], on_retry: Callable[[str, float, int], None] | None = None,
-                       on_context: Callable[[], None] | None = None) -> T:
+                       on_context: Callable[[], None] | None = None, scale: float = 1.0) -> T:
     """Run `call` with bounded, jittered retries (Retry-After honoured): the one retry loop of
     model requests, agent turns and summaries alike.
 
     `on_retry(err, delay, next_try)` hears each wait; `on_context()`, when given, is called once
     when the model rejects the input as too long (the caller shrinks it) and the call is repeated.
+    `scale` (Tuning.backoff_scale, test suites only): the waits are multiplied by it, so a suite does
+    not sit through real back-offs; what the user is told keeps the real delay.
     """
     attempt, context_retried = 0, False
     while True:
@@ -149,7 +138,7 @@ async def with_retries(call: Callable[[], Awaitable[T]], on_retry: Callable[[str
                 on_retry(describe(e), delay, attempt + 1)
             import asyncio  # loaded by whoever awaits this; not by the modules that only classify
 
-            await asyncio.sleep(delay * backoff_scale())
+            await asyncio.sleep(delay * scale)
 
 
 def describe(e: BaseException) -> str:

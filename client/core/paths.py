@@ -1,13 +1,14 @@
-"""Per-user places (XDG base directories): data, config, cache, runtime, the default database,
-and a user name made safe for a file name. The one place these rules are written (the runtime
-folder's, shared with the search server, in plumbing/rundir.py)."""
+"""Per-user places: the default database, the runtime folder and a user name made safe for a file
+name. The folders themselves (XDG) are a `Dirs` (client/core/config.py), decided once by the ui
+from its environment and handed down; the runtime folder's rule, shared with the search server,
+is plumbing/rundir.py's."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
+from client.core.config import Dirs
 from plumbing import rundir
 
 APP = "mcp-chat"
@@ -18,53 +19,18 @@ LOCAL_DB = "checkpoint.db"  # the cookbook's layout: a database in the working f
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]")
 
 
-def _xdg(var: str, *fallback: str) -> Path:
-    """$VAR/mcp-chat, else ~/<fallback>/mcp-chat; a relative $VAR is ignored (the XDG spec), so
-    the working folder never stands in for a per-user one."""
-    base = os.environ.get(var, "").strip()
-    root = Path(base) if base and Path(base).is_absolute() else Path.home().joinpath(*fallback)
-    return root / APP
-
-
 def safe_name(user: str) -> str:
     """`user` as part of a file name: letters, digits, '_', '.', '-' only, at most 64
     characters, no leading dot (a --user of '../x' stays inside its folder)."""
     return _UNSAFE.sub("_", user or "user")[:64].lstrip(".") or "user"
 
 
-def data_dir() -> Path:
-    """$XDG_DATA_HOME/mcp-chat, else ~/.local/share/mcp-chat."""
-    return _xdg("XDG_DATA_HOME", ".local", "share")
-
-
-def config_dir() -> Path:
-    """$XDG_CONFIG_HOME/mcp-chat, else ~/.config/mcp-chat."""
-    return _xdg("XDG_CONFIG_HOME", ".config")
-
-
-def cache_dir() -> Path:
-    """$MCP_CHAT_CACHE, else $XDG_CACHE_HOME/mcp-chat, else ~/.cache/mcp-chat (the local model)."""
-    explicit = os.environ.get("MCP_CHAT_CACHE", "").strip()
-    if explicit:
-        return Path(explicit).expanduser()
-    return _xdg("XDG_CACHE_HOME", ".cache")
-
-
-def user_env_file() -> Path:
-    return config_dir() / ".env"
-
-
-def user_mcp_config() -> Path:
-    """The default `mcpServers` file."""
-    return config_dir() / "mcp.json"
-
-
-def default_db(local: bool = False) -> str:
+def default_db(dirs: Dirs, local: bool = False) -> str:
     """`./checkpoint.db` when it exists and the working folder is trusted (`local`,
     client/core/trust.py), else the per-user database."""
     if local and Path(LOCAL_DB).is_file():
         return LOCAL_DB
-    return str(data_dir() / LOCAL_DB)
+    return str(dirs.data / LOCAL_DB)
 
 
 def ensure_private_dir(path: Path) -> None:

@@ -2,7 +2,7 @@
 
 Every secret the process learns (the provider key, the Naver credentials, an MCP server's
 credential headers and secret-looking env values, OAuth tokens, credentials in URLs) is
-`remember`ed here, and the environment's are always known. `mask(text)` masks all of them: the
+`remember`ed here (the environment's by the ui, once it is settled: `env_secrets`). `mask(text)` masks all of them: the
 store calls it on the way in (checkpoint blobs, transcript rows, titles, memory) and the ui on
 the way out (screen, exports, errors, --debug), so no path needs its own list.
 
@@ -15,7 +15,6 @@ secret that contains another never leaves a tail behind.
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Any, Iterable, Mapping
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -67,18 +66,17 @@ def mask_url_credentials(url: str) -> str:
     return head + "?" + "&".join(parts) + hash_ + frag
 
 
-def env_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Secret values in the environment: the API keys, the password of CHECKPOINT_DB and the
+def env_secrets(env: Mapping[str, str]) -> list[str]:
+    """Secret values in an environment: the API keys, the password of CHECKPOINT_DB and the
     credentials in the URL variables."""
-    env = os.environ if environ is None else environ
     return keep([*(env.get(n, "") for n in SECRET_VARS), *url_passwords(env.get(DB_VAR, "")),
                  *(c for n in URL_VARS for c in url_credentials(env.get(n, "")))])
 
 
 def settings_secrets(s: Settings) -> list[str]:
-    """What a run must never print or store: its key, the environment's secrets, a --db password,
-    the credentials in its base URL."""
-    return keep([s.api_key or "", *env_secrets(), *url_passwords(s.db or ""), *url_credentials(s.base_url or "")])
+    """What a run must never print or store: its key, the known secrets (the environment's among
+    them), a --db password, the credentials in its base URL."""
+    return keep([s.api_key or "", *known(), *url_passwords(s.db or ""), *url_credentials(s.base_url or "")])
 
 
 def spec_secrets(env: Mapping[str, str] | None = None, headers: Mapping[str, str] | None = None,
@@ -127,8 +125,8 @@ def remember(values: Iterable[str]) -> None:
 
 
 def known() -> list[str]:
-    """Every secret known now: the remembered ones and the environment's."""
-    return keep([*_remembered, *env_secrets()])
+    """Every secret known now."""
+    return keep(_remembered)
 
 
 def redactor() -> Redactor:

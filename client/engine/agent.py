@@ -62,6 +62,7 @@ class ContextMiddleware(AgentMiddleware):
     stats: RequestStats = field(default_factory=RequestStats)
     first_request: Any = None  # the last turn's first model request (client/engine/warm.py binds as it)
     refused_tools: tuple[tuple[str, int], ...] = ()  # (name, tokens): a schema too big to offer (build_agent)
+    backoff_scale: float = 1.0  # Tuning.backoff_scale: the waits between tries (test suites: shorter)
 
     def __post_init__(self) -> None:
         super().__init__()
@@ -137,7 +138,7 @@ class ContextMiddleware(AgentMiddleware):
         def retrying(err: str, delay: float, n: int) -> None:
             notify("retrying", {"err": err, "delay": delay, "n": n, "total": MAX_TRIES})
 
-        response = await with_retries(call, on_retry=retrying, on_context=trim_harder)
+        response = await with_retries(call, on_retry=retrying, on_context=trim_harder, scale=self.backoff_scale)
         usage = next(
             (m.usage_metadata for m in response.result if isinstance(m, AIMessage) and m.usage_metadata), None
         )
@@ -195,7 +196,8 @@ def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, 
                 gate: AgentMiddleware | None = None, tools_tokens: int | None = None,
                 calibration_prior: float = 1.0, count_tools: Callable[[list[Any]], int] | None = None,
                 tool_search: str = "auto", history: History | None = None,
-                late: AgentMiddleware | None = None, calls: ModelCalls | None = None) -> tuple[Any, ContextMiddleware]:
+                late: AgentMiddleware | None = None, calls: ModelCalls | None = None,
+                backoff_scale: float = 1.0) -> tuple[Any, ContextMiddleware]:
     """`gate`: the tool-permission hook (client/engine/mcp/gate.py), innermost around every tool call.
     `count_tools` and `calibration_prior`: the provider's count of a tool list and tokenizer prior
     (client/engine/providers.py); without them, full schemas and 1.0 (`tools_tokens`: the count of
@@ -226,7 +228,8 @@ def build_agent(model: BaseChatModel, tools: list[BaseTool], checkpointer: Any, 
         tools_tokens = count([search.search_tool])  # until the first request says what it carries
     names = {t.name for t in tools} | ({search.search_name} if search else set())  # what a dispatcher may name
     mw = ContextMiddleware(budget=budget, tools_tokens=tools_tokens, count_tools=count, debug=debug,
-                           calibration=Calibration(ratio=calibration_prior), refused_tools=tuple(refused))
+                           calibration=Calibration(ratio=calibration_prior), refused_tools=tuple(refused),
+                           backoff_scale=backoff_scale)
     if search is None and tools:  # counted once: the first request carries them all (200: 0.1-0.3 s when loaded)
         mw.counted(tools, tools_tokens)
     limits = TurnLimits(max_model_calls, max_tool_calls, calls)  # outermost: decides whether a call gets tools

@@ -139,7 +139,7 @@ class Models:
                                 gate=parts.gate, tools_tokens=provider.tools_tokens(tools),
                                 calibration_prior=provider.calibration_prior, count_tools=provider.tools_tokens,
                                 tool_search=settings.tool_search, history=parts.history, late=parts.late,
-                                calls=self.calls)
+                                calls=self.calls, backoff_scale=settings.tuning.backoff_scale)
         return ModelStack(settings, provider, chat, summarizer, agent, mw)
 
 

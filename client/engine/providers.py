@@ -173,7 +173,7 @@ class LocalProvider(Provider):
     def check(self, s: Settings) -> None:
         from client.engine.local import runtime_ready
 
-        if not s.local_url and s.provider_auto and not runtime_ready() and not s.interactive:
+        if not s.local_url and s.provider_auto and not runtime_ready(s.dirs.cache) and not s.interactive:
             raise ConfigError("no_key")  # no silent 1 GiB download from a script: one line, exit 2
 
     @asynccontextmanager

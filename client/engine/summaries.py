@@ -102,7 +102,7 @@ class Summaries:
         model = limit_output(summarizer or stack.summarizer, stack.summary_output)
 
         async def ask(request: list[BaseMessage]) -> str:
-            reply = await with_retries(lambda: model.ainvoke(request))
+            reply = await with_retries(lambda: model.ainvoke(request), scale=stack.settings.tuning.backoff_scale)
             return text_of(reply)
 
         chunk = min(SUMMARY_CHUNK_TOKENS, stack.budget // 2)  # small local windows

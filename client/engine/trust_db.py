@@ -21,10 +21,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+from pathlib import Path
 from typing import Callable
 
 from client.core.trust import DbSeal, same_db
-from client.engine.trust_records import load_records, update
+from client.engine.trust_records import load_records, record_path, update
 from plumbing.locks import ranges_held
 from plumbing.trust_record import sha256_file
 
@@ -67,11 +68,11 @@ def in_use(db: str) -> bool:
     return ranges_held(db + "-lock")  # the store's per-thread locks (client/engine/store/filelock.py)
 
 
-def sealer(db: str) -> Callable[[], None] | None:
-    """What seals `db` again at this client's last close, when a trusted folder's record names it
-    and it is what that record holds now; None otherwise (nothing is sealed)."""
-    real = os.path.realpath(db)
-    rec = next((r for r in load_records() if r.db is not None and r.db.path
+def sealer(db: str, config: Path) -> Callable[[], None] | None:
+    """What seals `db` again at this client's last close, when a trusted folder's record (in the
+    user's `config` folder) names it and it is what that record holds now; None otherwise."""
+    real, records = os.path.realpath(db), record_path(config)
+    rec = next((r for r in load_records(records) if r.db is not None and r.db.path
                 and os.path.realpath(r.db.path) == real), None)
     if rec is None or rec.db is None:
         return None
@@ -79,10 +80,10 @@ def sealer(db: str) -> Callable[[], None] | None:
     if not same_db(rec.db, now, now.sha256 != rec.db.sha256 and in_use(db)):
         return None
     folder, path, opened = rec.folder, rec.db.path, (now.dev, now.ino)
-    return lambda: _reseal(folder, path, opened, now)
+    return lambda: _reseal(records, folder, path, opened, now)
 
 
-def _reseal(folder: str, path: str, opened: tuple[int, int], was: DbSeal) -> None:
+def _reseal(records: Path, folder: str, path: str, opened: tuple[int, int], was: DbSeal) -> None:
     sealed = db_seal(path, was)  # nothing written: nothing read
     if sealed.sha256 is None or (opened != (0, 0) and (sealed.dev, sealed.ino) != opened):
         return  # gone, or another file put in its place while this client had it open: not ours to seal
@@ -91,4 +92,4 @@ def _reseal(folder: str, path: str, opened: tuple[int, int], was: DbSeal) -> Non
         return [dataclasses.replace(r, db=sealed) if r.folder == folder and r.db is not None and r.db.path == path
                 else r for r in records]
 
-    update(change)  # best effort: a seal that cannot be written asks once more at the next start
+    update(records, change)  # best effort: a seal that cannot be written asks once more at the next start

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from client.core.paths import config_dir, ensure_private_dir
+from client.core.paths import ensure_private_dir
 from client.core.trust import DbSeal, Record
 from plumbing.locks import Lock
 from plumbing.private import save_json
@@ -24,13 +24,14 @@ RECORD = "trusted-folders.json"
 VERSION = 3  # 3: the database by content (DbSeal); 2: by inode and first migration row; 1: .env only
 
 
-def record_path() -> Path:
-    return config_dir() / RECORD
+def record_path(config: Path) -> Path:
+    """The record in the user's config folder (Settings.dirs.config)."""
+    return config / RECORD
 
 
-def load_records(path: Path | None = None) -> list[Record]:
+def load_records(path: Path) -> list[Record]:
     out = []
-    for e in read_records(path or record_path()):
+    for e in read_records(path):
         env = e.get(ENV_DIGEST)
         files = e.get("files") if isinstance(e.get("files"), dict) else {}
         db = e.get("db") if isinstance(e.get("db"), dict) else None
@@ -53,19 +54,18 @@ def _db_of(doc: dict | None) -> DbSeal | None:
     return DbSeal(path, sha, *ids, stats)
 
 
-def save_records(records: list[Record], path: Path | None = None) -> str | None:
+def save_records(records: list[Record], path: Path) -> str | None:
     """None, or why the record could not be written."""
     now = int(time.time())
-    return save_json(path or record_path(), {"version": VERSION, "folders": [
+    return save_json(path, {"version": VERSION, "folders": [
         {"path": r.folder, ENV_DIGEST: r.env_sha256, "files": dict(r.files),
          "db": None if r.db is None else {"path": r.db.path, "sha256": r.db.sha256, "dev": r.db.dev, "ino": r.db.ino,
                                           "stats": r.db.stats},
          "trusted_at": now} for r in records]})
 
 
-def update(change: Callable[[list[Record]], list[Record]]) -> str | None:
-    """Read, change and write the record under its lock; None, or why it could not be written."""
-    path = record_path()
+def update(path: Path, change: Callable[[list[Record]], list[Record]]) -> str | None:
+    """Read, change and write the record at `path` under its lock; None, or why it could not be written."""
     try:
         ensure_private_dir(path.parent)
         with Lock(path.with_name(RECORD + ".lock")):

@@ -56,8 +56,9 @@ def run_daemon(op: str) -> int:
 
 def run_local(op: str) -> int:
     from client.engine.local import keeper
+    from client.ui.env_settings import dirs
 
-    info = keeper.stop() if op == "stop" else keeper.status()
+    info = keeper.stop(dirs().cache) if op == "stop" else keeper.status(dirs().cache)
     if info is None:
         print(t("local_none"))
     elif op == "stop":

@@ -25,7 +25,8 @@ from client.ui.i18n import t, tr
 from client.ui import early_prompt, import_command, thread_args
 from client.ui.failures import JSON_OUT, Failure
 from client.ui.parser import Parser as _Parser, parsers
-from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir
+from client.core.paths import LOCAL_DB, ensure_private_dir
+from client.ui import env_settings
 from client.ui.trust import load_user_env, run_trust, settle
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ def _lang_of(argv: list[str]) -> str:
             return argv[i + 1]
         if a.startswith("--lang="):
             return a.split("=", 1)[1]
-    return os.environ.get("MCP_CHAT_LANG", "").strip() or "ko"
+    return env_settings.raw("MCP_CHAT_LANG") or "ko"
 
 
 def with_command(argv: list[str]) -> list[str]:
@@ -187,12 +188,12 @@ async def run_chat(settings: Settings) -> int:
 
     provider = get_provider(settings.provider)
     provider.check(settings)  # e.g. no key: exit 2
-    specs = server_specs(settings)  # a bad --mcp-config is a ConfigError: exit 2 before anything starts
-    if settings.db == str(data_dir() / LOCAL_DB):  # the per-user default: its folder may not exist yet
-        ensure_private_dir(data_dir())
+    specs = server_specs(settings, env_settings.environ())  # a bad --mcp-config: exit 2 before anything starts
+    if settings.db == str(settings.dirs.data / LOCAL_DB):  # the per-user default: its folder may not exist yet
+        ensure_private_dir(settings.dirs.data)
     from client.ui.local_setup import StartFrontend
 
-    store = await open_store(settings.db)  # sound and writable, else one line, exit 1 (nothing written)
+    store = await open_store(settings.db, config=settings.dirs.config)  # sound and writable, else one line, exit 1 (nothing written)
     try:
         # clova: needs a key; local: prepares once (its setup shown on stderr), starts and stops llama-server
         async with provider.runtime(settings, StartFrontend()) as runtime:
@@ -217,7 +218,7 @@ def run_completion(shell: str, install: bool = False) -> int:
     if not install:
         sys.stdout.write(script)
         return EXIT_OK
-    root = data_dir().parent  # $XDG_DATA_HOME, else ~/.local/share
+    root = env_settings.dirs().data.parent  # $XDG_DATA_HOME, else ~/.local/share
     path = root / "bash-completion" / "completions" / "mcp-chat" if shell == "bash" else root / "zsh" / "site-functions" / "_mcp-chat"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(script, encoding="utf-8")
@@ -231,8 +232,6 @@ def dispatch(args: argparse.Namespace) -> int:
     import asyncio
 
     i18n.set_lang(resolve_lang(args))  # an unknown MCP_CHAT_LANG is a bad option (exit 2)
-    from client.ui import env_settings
-
     env_settings.check_every_command()
     if args.cmd == "chat":
         from client.ui.safe_text import guard_logging
@@ -287,6 +286,7 @@ def main(argv: list[str] | None = None) -> int:
             question_as_prompt(args)
         if args.cmd not in ("trust", "completion", "daemon"):  # the working folder's .env and ./checkpoint.db
             args.folder_trusted = settle(getattr(args, "db", None), real_env)
+        learn_env_secrets()  # the environment is settled (.env files loaded)
         code = dispatch(args)
         if code:  # every failure raises; this stands guard over a path that would end with no object
             JSON_OUT.failure(Failure("internal", t("unexpected_error", err=f"exit code {code}"), code))
@@ -299,6 +299,13 @@ def main(argv: list[str] | None = None) -> int:
         early_prompt.erase()  # e.g. Ctrl-C before the chat took over the terminal
 
 
+def learn_env_secrets() -> None:
+    """The environment's secrets, masked in everything stored or printed from now on (client/core/secrets.py)."""
+    from client.core.secrets import env_secrets, remember
+
+    remember(env_secrets(env_settings.environ()))
+
+
 def report(e: BaseException, argv: list[str], debug: bool) -> int:
     """One line for an expected error (Korean unless --lang en; one per server for --require-tools),
     the same as a JSON object with --output-format json; a traceback only with --debug."""
@@ -307,6 +314,7 @@ def report(e: BaseException, argv: list[str], debug: bool) -> int:
     from client.ui.failures import of_exception
     from client.ui.render import debug_traceback
 
+    learn_env_secrets()  # also when the run failed before its environment was settled
     redact = Redactor([pw for a in argv for pw in url_passwords(a)])  # a --db URL's password too
     failed = of_exception(e)
     if debug and failed.kind in ("internal", "not_writable"):

@@ -82,12 +82,13 @@ def of_turn(e: BaseException, s: Settings, url: str) -> Failure:
 def not_writable(e: OSError) -> str:
     """A file or folder that cannot be written (or reached): which, why, and what to do (the folder
     to fix, or the variable that puts the per-user files elsewhere)."""
-    from client.core.paths import cache_dir, config_dir, data_dir
+    from client.ui.env_settings import dirs
 
+    d = dirs()
     path = Path(str(e.filename))
     folder = next((p for p in (path, *path.parents) if _exists(p)), path)
     why = t("why_read_only_fs") if e.errno == errno.EROFS else t("why_no_permission")
-    for root, var in ((data_dir(), "XDG_DATA_HOME"), (config_dir(), "XDG_CONFIG_HOME"), (cache_dir(), "MCP_CHAT_CACHE")):
+    for root, var in ((d.data, "XDG_DATA_HOME"), (d.config, "XDG_CONFIG_HOME"), (d.cache, "MCP_CHAT_CACHE")):
         if path == root or root in path.parents or path in root.parents:
             return t("not_writable_env", path=path, why=why, folder=folder, var=var)
     return t("not_writable", path=path, why=why, folder=folder)

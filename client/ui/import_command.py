@@ -12,7 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from client.core.paths import LOCAL_DB, data_dir, ensure_private_dir
+from client.core.paths import LOCAL_DB, ensure_private_dir
+from client.ui import env_settings
 from client.ui.i18n import t, tr
 from client.ui.options import add_db_option, add_user_option
 from client.ui.safe_text import screen
@@ -64,9 +65,10 @@ async def run_import(db: str, path: str, *, conversation: str | None, sessions: 
     from client.engine.importer import import_all
     from client.engine.store import open_store
 
-    if db == str(data_dir() / LOCAL_DB):  # the per-user default: its folder may not exist yet
-        ensure_private_dir(data_dir())
-    store = await open_store(db)
+    dirs = env_settings.dirs()
+    if db == str(dirs.data / LOCAL_DB):  # the per-user default: its folder may not exist yet
+        ensure_private_dir(dirs.data)
+    store = await open_store(db, config=dirs.config)
     try:
         ids = await import_all(store, convs, user=user, system_prompt=system_prompt)
         for tid, conv in zip(ids, convs):

@@ -73,7 +73,7 @@ async def run_fold(s: Settings) -> int:
         return 0
     provider = get_provider(s.provider)
     provider.check(s)
-    store = await open_store(s.db)
+    store = await open_store(s.db, config=s.dirs.config)
     try:
         async with provider.runtime(s) as runtime:
             remember([*settings_secrets(s), *([runtime.api_key] if runtime.api_key else [])])

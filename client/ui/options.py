@@ -1,8 +1,9 @@
 """The command line's options, their environment fallbacks and their resolution into Settings.
 
 Every environment variable that stands in for an option is declared next to it (`env=`, as
-simonw/llm's `envvar=`), and read in one place, `resolve()`; the engine reads no settings
-from the environment. Kept light: parsed before anything heavy is imported, so `--help`
+simonw/llm's `envvar=`), and read in one place, `resolve()`; those with no option are read by
+client/ui/env_settings.py into Settings (`tuning`, `dirs`). The engine reads no settings from the
+environment (tests/unit/test_architecture.py holds it). Kept light: parsed before anything heavy is imported, so `--help`
 answers at once. Provider facts (endpoints, windows) come from client/engine/providers.py.
 
 Over ~300 lines on purpose: the option table is data (one declaration per option, with its
@@ -20,9 +21,9 @@ from typing import Any, Callable
 
 from client.core.config import (
     DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_STRATEGY, MEMORY_SCORERS, MEMORY_SOURCES, OUTPUT_FORMATS, STRATEGIES, THREAD_ID_RE,
-    ConfigError, ContextSettings, Phrase, Settings, bad_value, env_flag, env_given, phrase,
+    ConfigError, ContextSettings, Phrase, Settings, bad_value, env_given, http_url, phrase,
 )
-from client.core.paths import default_db, user_mcp_config
+from client.core.paths import default_db
 from client.ui import env_settings
 from client.ui.i18n import tr
 
@@ -46,13 +47,7 @@ def _opt(p: argparse.ArgumentParser | Any, *flags: str, env: str | tuple[str, ..
     return action
 
 
-def env_value(*names: str) -> str | None:
-    """The first of `names` set to something other than blanks, stripped."""
-    for name in names:
-        v = os.environ.get(name, "").strip()
-        if v:
-            return v
-    return None
+env_value = env_settings.raw  # the first of the names set to something other than blanks, stripped
 
 
 def _from_env(dest: str, convert: Callable[[str], Any] = str, choices: tuple[str, ...] | None = None) -> Any:
@@ -202,7 +197,7 @@ def resolve_lang(args: argparse.Namespace) -> str:
 
 
 def resolve_db(args: argparse.Namespace) -> str:
-    return value(args, "db") or default_db(getattr(args, "folder_trusted", False))
+    return value(args, "db") or default_db(env_settings.dirs(), getattr(args, "folder_trusted", False))
 
 
 def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Settings:
@@ -227,8 +222,9 @@ def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Set
         raise ConfigError("fork_needs_thread")  # a copy of which session?
     server_urls = tuple(u for u in (args.server_url or [_from_env("server_url")]) if u and u.strip())
     mcp_config = value(args, "mcp_config") or None
-    if mcp_config is None and not server_urls and user_mcp_config().is_file():
-        mcp_config = str(user_mcp_config())  # the per-user default mcpServers file
+    dirs = env_settings.dirs()
+    if mcp_config is None and not server_urls and (dirs.config / "mcp.json").is_file():
+        mcp_config = str(dirs.config / "mcp.json")  # the per-user default mcpServers file
     strategy = value(args, "context", choices=STRATEGIES) or DEFAULT_STRATEGY
     max_turns = _checked(args, "max_turns", int, lambda n: n >= 0, phrase("rule_min", n=0))
     summary_after = _checked(args, "summary_after", int, lambda n: n >= 1, phrase("rule_min", n=1))
@@ -238,7 +234,6 @@ def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Set
     calls = _checked(args, "max_model_calls", int, lambda n: n >= 1, phrase("rule_min", n=1))
     tool_calls = _checked(args, "max_tool_calls", int, lambda n: n >= 0, phrase("rule_min", n=0))
     timeout = _checked(args, "timeout", float, lambda x: math.isfinite(x) and x > 0, phrase("rule_positive_seconds"))
-    env_settings.check_chat()
     roots = getattr(args, "root", None) or [r for r in (env_value(*ENV["root"]) or "").split(os.pathsep) if r.strip()]
     for r in roots:
         if not os.path.isdir(r):
@@ -259,14 +254,14 @@ def resolve(args: argparse.Namespace, *, interactive: bool | None = None) -> Set
         max_model_calls=defaults.max_model_calls if calls is None else calls,
         max_tool_calls=defaults.max_tool_calls if tool_calls is None else tool_calls,
         require_tools=bool(args.require_tools), fork_session=fork,
-        yes=bool(getattr(args, "yes", False)) or env_flag(ENV["yes"][0]),
+        yes=bool(getattr(args, "yes", False)) or env_settings.flag(ENV["yes"][0]),
         roots=tuple(os.path.abspath(r) for r in roots),
         timeout=defaults.timeout if timeout is None else timeout,
         temperature=env_settings.temperature(),
         local_url=env_settings.local_url(),
         summary_server=env_settings.summary_server(),
         tool_search=env_settings.tool_search(),
-        memory_detach=env_settings.memory_detach(),
+        memory_detach=env_settings.memory_detach(), tuning=env_settings.tuning(), dirs=dirs,
     )
     chosen = value(args, "provider", choices=PROVIDER_NAMES)
     name = provider_name(chosen, clova_key=env_value(*KEY_ENV["clova"]))
@@ -320,7 +315,7 @@ def _check_base_url(args: argparse.Namespace, name: str) -> None:
     names = BASE_URL_ENV.get(name, ())
     shown, url = ("--base-url", given) if given else next(
         ((n, env_value(n)) for n in names if env_value(n)), ("", None))
-    if url is not None and not env_settings.http_url(url):
+    if url is not None and not http_url(url):
         given = f"{shown}={url}" if shown == "--base-url" else env_given(shown, url)
         raise bad_value(given, phrase("rule_http", example="https://HOST/v1"))
 

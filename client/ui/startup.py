@@ -7,7 +7,7 @@ the prompt comes at once and the bottom toolbar shows the servers still starting
 already carries every tool known before its server is up (the bundled server's, shipped with the
 client; any other's last listing, saved per user: client/engine/mcp/saved_tools.py); a message sent
 while a server seen for the first time starts waits for it up to a short grace
-(MCP_CHAT_STARTUP_GRACE, 3 s), then goes without it, saying so in one line, and its tools join the
+(MCP_CHAT_STARTUP_GRACE, 3 s: Settings.tuning), then goes without it, saying so in one line, and its tools join the
 next request once it is up. A
 one-shot (-p), piped run or --require-tools waits for every server (each up to its start-up
 timeout) before anything is sent, so scripts stay deterministic.
@@ -49,7 +49,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
     from client.engine.mcp.hub import ToolHub
     from client.engine.mcp.permissions import Permissions
     from client.engine.mcp.saved_approvals import SavedApprovals, approvals_path
-    from client.engine.mcp.saved_tools import SavedTools
+    from client.engine.mcp.saved_tools import SavedTools, tools_dir
     from client.engine.mcp.server import line_pipe
     from client.engine.models import Models
     from client.ui.frontend import TerminalFrontend
@@ -63,7 +63,8 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
     frontend = TerminalFrontend(renderer, reader.read if isinstance(reader, TtyReader) else None)
     secrets = [*settings_secrets(settings), *([runtime.api_key] if runtime.api_key else [])]
     remember(secrets)  # masked in everything stored or printed from now on (client/core/secrets.py)
-    permissions = Permissions(settings.yes, SavedApprovals(approvals_path(settings.user)), frontend, secrets)
+    saved_approvals = SavedApprovals(approvals_path(settings.dirs.config, settings.user))
+    permissions = Permissions(settings.yes, saved_approvals, frontend, secrets)
 
     def current_models() -> Models:  # sampling asks for the model only once a server asks, long after it is built
         return models
@@ -71,7 +72,7 @@ async def chat(settings: Settings, runtime: Runtime, specs: list, store: Store) 
     features = client_features(settings, current_models, frontend)  # e.g. an OAuth login URL at start-up
     # --debug: stdio servers' stderr shown line by line, cleaned and masked like everything we print
     errlog = line_pipe(_server_stderr) if settings.debug else None
-    saved = SavedTools(settings.user)  # each server's last listing: offered before it is up, checked at each call
+    saved = SavedTools(settings.user, tools_dir(settings.dirs.cache))  # each server's last listing: offered before it is up, checked at each call
     hub = ToolHub(specs, settings.debug, permissions, features, frontend, errlog=errlog, saved=saved)
     # at a terminal nothing waits for a server: each joins the next request once it is up (issue 41);
     # -p, piped input and --require-tools wait for them all (scripts stay deterministic)
@@ -179,13 +180,11 @@ class _Tools:
     async def _grace(self) -> None:
         """A message waits for the servers whose tools are not known yet, up to the grace (the
         spinner's timer runs); those still starting after it are named in one line."""
-        from client.engine.mcp.starting import startup_grace
-
         waiting = [n for n in self.hub.fleet.unknown() if n not in self.waited]
         if not waiting:
             return
         self.waited.update(waiting)
-        grace = startup_grace()
+        grace = self.s.tuning.startup_grace
         if grace > 0:
             self.r.waiting(t("spin_mcp_wait", names=", ".join(waiting)))
             await self.hub.fleet.wait(waiting, grace)
@@ -234,4 +233,5 @@ def client_features(settings: Settings, models: Models | Callable[[], Models], f
     from client.engine.mcp.sampling import ModelSampler
 
     return ClientFeatures(yes=settings.yes, sampler=ModelSampler(models), user=settings.user, frontend=frontend,
+                          data=settings.dirs.data, headless=settings.tuning.oauth_headless,
                           roots=[Path(r) for r in settings.roots])  # never the cwd unasked

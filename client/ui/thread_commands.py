@@ -9,12 +9,11 @@ prefix (`Threads.match`); an ambiguous one is a usage error (exit 2) naming the 
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 from client.core.config import ConfigError, url_passwords
-from client.core.paths import user_mcp_config
+from client.ui import env_settings
 from client.core.pg_url import is_postgres_url
 from client.core.secrets import remember
 from client.engine.store import StoreError
@@ -36,10 +35,11 @@ def learn_secrets(db: str) -> None:
     from client.engine.mcp.specs import config_secrets
 
     remember(url_passwords(db))
-    for path in {os.environ.get("MCP_CONFIG", "").strip(), str(user_mcp_config())}:
+    dirs, env = env_settings.dirs(), env_settings.environ()
+    for path in {env_settings.raw("MCP_CONFIG") or "", str(dirs.config / "mcp.json")}:
         if path and Path(path).is_file():
-            config_secrets(path)
-    stored_secrets()
+            config_secrets(path, env)
+    stored_secrets(dirs.data)
 
 
 async def resolve_ref(threads: Threads, ref: str) -> str:
@@ -99,7 +99,7 @@ async def run_delete(db: str, thread: str) -> int:
         raise StoreError("no_thread", id=thread)
     from client.engine.store import open_store
 
-    store = await open_store(db)
+    store = await open_store(db, config=env_settings.dirs().config)
     try:
         threads = Threads(store)
         thread = await resolve_ref(threads, thread)
@@ -123,7 +123,7 @@ async def run_fork(db: str, thread: str, at: int | None, name: str | None, user:
     from client.engine.store import open_store
 
     learn_secrets(db)  # a --name holding one is refused
-    store = await open_store(db)
+    store = await open_store(db, config=env_settings.dirs().config)
     try:
         threads = Threads(store, user=user)
         thread = await resolve_ref(threads, thread)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterable
 
 from client.core.config import YES_WORDS, ConfigError
-from client.core.paths import user_env_file
+from client.ui.env_settings import dirs, raw
 from client.core.trust import HARMLESS_SHOWN, Offer, Record, changes, ordered, record_of, shown_value
 from client.ui.i18n import t
 
@@ -26,7 +26,7 @@ def load_user_env() -> None:
     One that is not UTF-8 text is a ConfigError naming it (exit 2)."""
     from client.ui.folder_trust import read_user_env
 
-    for name, value in read_user_env(user_env_file()).items():
+    for name, value in read_user_env(dirs().config / ".env").items():
         if value is not None and name not in os.environ:
             os.environ[name] = value
 
@@ -34,11 +34,11 @@ def load_user_env() -> None:
 def settle(db_option: str | None, real_env: Iterable[str]) -> bool:
     """Use the working folder's offer if it is trusted as it is now (asking at a terminal).
     Returns whether a database in it may be the default one. `real_env`: the names set before any .env."""
-    from client.ui.folder_trust import load_records, update, with_record
+    from client.ui.folder_trust import load_records, record_path, update, with_record
 
-    chosen = bool(db_option or os.environ.get("CHECKPOINT_DB", "").strip())
+    chosen, records = bool(db_option or raw("CHECKPOINT_DB")), record_path(dirs().config)
     real = os.path.realpath(Path.cwd())
-    known = next((r for r in load_records() if r.folder == real), None)
+    known = next((r for r in load_records(records) if r.folder == real), None)
     o = _offer(Path.cwd(), real_env, chosen, known)
     if o.empty:
         return False
@@ -56,7 +56,7 @@ def settle(db_option: str | None, real_env: Iterable[str]) -> bool:
     if not ask(o, changed):
         print(t("trust_declined"), file=sys.stderr, flush=True)
         return False
-    err = update(lambda records: with_record(records, record_of(o)))
+    err = update(records, lambda rs: with_record(rs, record_of(o)))
     if err:
         print(t("trust_save_failed", err=_clean(err)), file=sys.stderr, flush=True)
     apply(o)
@@ -105,15 +105,15 @@ def describe(o: Offer, changed: list[str] | None = None) -> list[str]:
 
 def run_trust(folder: str, revoke: bool, real_env: Iterable[str]) -> int:
     """`mcp-chat trust [DIR]` / `mcp-chat trust --revoke [DIR]`."""
-    from client.ui.folder_trust import load_records, update, with_record, without
+    from client.ui.folder_trust import load_records, record_path, update, with_record, without
 
-    path = Path(folder or ".")
+    path, records = Path(folder or "."), record_path(dirs().config)
     if not path.is_dir():
         raise ConfigError("trust_no_folder", path=_clean(folder))
     real = os.path.realpath(path)
     if revoke:
-        was = any(r.folder == real for r in load_records())
-        err = update(lambda records: without(records, real)) if was else None
+        was = any(r.folder == real for r in load_records(records))
+        err = update(records, lambda rs: without(rs, real)) if was else None
         if err:
             print(t("trust_save_failed", err=_clean(err)), file=sys.stderr)
             return 1
@@ -123,7 +123,7 @@ def run_trust(folder: str, revoke: bool, real_env: Iterable[str]) -> int:
     if o.unusable:
         print(_unusable(o), file=sys.stderr)
         return 1
-    err = update(lambda records: with_record(records, record_of(o)))
+    err = update(records, lambda rs: with_record(rs, record_of(o)))
     if err:
         print(t("trust_save_failed", err=_clean(err)), file=sys.stderr)
         return 1

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from client.ui.slash.table import TABLE
-from client.core.paths import data_dir, safe_name
+from client.core.paths import safe_name
+from client.ui.env_settings import dirs
 from client.ui.render import Renderer
 
 
@@ -41,7 +42,7 @@ def make_renderer() -> Renderer:
 
 def history_path(user: str) -> Path:
     """One input-history file per `--user`, outside the working directory."""
-    return data_dir() / f"history-{safe_name(user)}"
+    return dirs().data / f"history-{safe_name(user)}"
 
 
 def _open_history(user: str):  # -> prompt_toolkit History
@@ -162,4 +163,4 @@ def quiet_input() -> Iterator[None]:
             pass
 
 
-__all__ = ["TtyReader", "data_dir", "history_path", "interactive", "make_renderer", "quiet_input"]
+__all__ = ["TtyReader", "history_path", "interactive", "make_renderer", "quiet_input"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -115,7 +116,7 @@ def naver_env(monkeypatch, naver):
 async def test_the_shipped_definitions_are_what_the_bundled_server_lists(naver_env):
     """One source of truth: client/engine/mcp/bundled_tools.json is the live server's tools/list
     (scripts/bundled_tools.py writes it); a change to server/app.py's tools fails here until it is rewritten."""
-    conn = ServerConn(bundled_spec())
+    conn = ServerConn(bundled_spec(env=os.environ))
     try:
         assert await conn.start(120), conn.error
         assert [dump(t) for t in conn.tools] == json.loads(DATA.read_text(encoding="utf-8"))
@@ -127,7 +128,7 @@ async def test_the_first_request_of_a_first_launch_carries_web_search_and_the_se
                                                                                          naver_env):
     gate = tmp_path / "gate"
     llm.push({"tool_calls": [("web_search", {"query": "강남역 맛집"})]}, {"text": "찾았습니다"})
-    async with Launch(tmp_path, llm, [gated(bundled_spec(), gate)]) as chat:
+    async with Launch(tmp_path, llm, [gated(bundled_spec(env=os.environ), gate)]) as chat:
         assert not (tmp_path / "cache").exists()  # a first launch ever: nothing saved
         first, *rest = await chat.turn("강남역 맛집 검색해줘", gate=gate)
         assert names(first) == SEARCH  # sent while the server was held back
@@ -195,7 +196,7 @@ def test_a_corrupt_saved_list_is_ignored_with_one_line(tmp_path, cli):
     config.write_text(json.dumps({"mcpServers": {"gh": {"command": sys.executable,
                                                         "args": [str(MANY), "github", "--count", "2"]}}}))
     (spec,) = load_config(str(config))
-    path = tmp_path / ".cache" / "mcp-chat" / "tools" / SavedTools("alice").path(spec).name  # HOME is tmp_path
+    path = SavedTools("alice", tmp_path / ".cache" / "mcp-chat" / "tools").path(spec)  # HOME is tmp_path
     path.parent.mkdir(parents=True, mode=0o700)
     path.write_bytes(b'{"format": 1, "tools": [{"name": ')
     path.chmod(0o600)

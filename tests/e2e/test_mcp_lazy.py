@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from client.core.config import Settings
+from client.core.config import Settings, Tuning
 from client.engine.mcp.hub import ToolHub
 from client.engine.models import Models
 from client.engine.mcp.permissions import Permissions
 from client.engine.mcp.specs import ServerSpec
-from client.engine.mcp.starting import GRACE_ENV
 from client.engine.store import open_store
 from client.ui import i18n
 from client.ui.render import Renderer
@@ -48,10 +47,11 @@ class Lazy:
     """A chat as the terminal builds it: servers started in the background, the agent given the
     tools that are ready before each turn, nothing waited for."""
 
-    def __init__(self, tmp: Path, llm, specs: list[ServerSpec]) -> None:
+    def __init__(self, tmp: Path, llm, specs: list[ServerSpec], grace: float = Tuning().startup_grace) -> None:
         self.tmp, self.llm, self.specs = tmp, llm, specs
         self.settings = Settings(db=str(tmp / "chat.db"), api_key=TEST_KEY, base_url=llm.base_url, model="stub",
-                                 memory=False, tool_search="off", max_input_tokens=20_000)
+                                 memory=False, tool_search="off", max_input_tokens=20_000,
+                                 tuning=Tuning(startup_grace=grace))  # MCP_CHAT_STARTUP_GRACE
         self.out = io.StringIO()
         self.r = Renderer(self.out, self.out)
 
@@ -95,10 +95,9 @@ def korean():
     i18n.set_lang("ko")
 
 
-async def test_a_slow_servers_tools_join_a_later_request_at_the_end(tmp_path, llm, monkeypatch):
-    monkeypatch.setenv(GRACE_ENV, "0")  # a message does not wait for a server seen for the first time
-    gate = tmp_path / "gate"
-    async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate), spec("quick", "github")]) as chat:
+async def test_a_slow_servers_tools_join_a_later_request_at_the_end(tmp_path, llm):
+    gate = tmp_path / "gate"  # grace 0: a message does not wait for a server seen for the first time
+    async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate), spec("quick", "github")], grace=0) as chat:
         await chat.hub.fleet.wait(["quick"])  # the sign: the quick server's start ended
         first = await chat.turn("안녕")
         assert names(first) == QUICK  # sent with what is ready: the slow server is still starting
@@ -113,10 +112,9 @@ async def test_a_slow_servers_tools_join_a_later_request_at_the_end(tmp_path, ll
 SENT_WITHOUT = "이 메시지는 아직 시작 중인 MCP 서버의 도구 없이 보냅니다: slow"
 
 
-async def test_a_message_goes_without_a_new_server_past_the_grace_and_says_so_once(tmp_path, llm, monkeypatch):
-    monkeypatch.setenv(GRACE_ENV, "0.3")
+async def test_a_message_goes_without_a_new_server_past_the_grace_and_says_so_once(tmp_path, llm):
     gate = tmp_path / "gate"  # never opened: the server stays in its start
-    async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate), spec("quick", "github")]) as chat:
+    async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate), spec("quick", "github")], grace=0.3) as chat:
         await chat.hub.fleet.wait(["quick"])
         assert names(await chat.turn("안녕")) == QUICK
         assert chat.out.getvalue().count(SENT_WITHOUT) == 1
@@ -124,27 +122,23 @@ async def test_a_message_goes_without_a_new_server_past_the_grace_and_says_so_on
         assert chat.out.getvalue().count(SENT_WITHOUT) == 1
 
 
-async def test_a_message_waits_for_a_new_server_within_the_grace(tmp_path, llm, monkeypatch):
+async def test_a_message_waits_for_a_new_server_within_the_grace(tmp_path, llm):
     """What a first launch with many servers needs: a message typed at once carries every server up
     within the grace. The grace is made long here, so the sign (the server's start ended) decides."""
-    from client.engine.mcp import starting
-
-    monkeypatch.setattr(starting, "startup_grace", lambda: 600.0)
     gate = tmp_path / "gate"
-    async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate), spec("quick", "github")]) as chat:
+    async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate), spec("quick", "github")], grace=600) as chat:
         gate.touch()
         assert sorted(names(await chat.turn("안녕"))) == sorted(QUICK + SLOW)
         assert SENT_WITHOUT[:20] not in chat.out.getvalue()
 
 
-async def test_a_call_to_a_tool_a_starting_server_brings_waits_for_it_and_runs(tmp_path, llm, monkeypatch):
-    monkeypatch.setenv(GRACE_ENV, "0")
+async def test_a_call_to_a_tool_a_starting_server_brings_waits_for_it_and_runs(tmp_path, llm):
     """The model names a tool the early turn's agent lacks (a resumed thread called it before): the
     call waits for the server still starting and runs there, instead of failing as unknown."""
     import asyncio
 
     gate = tmp_path / "gate"
-    async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate)]) as chat:
+    async with Lazy(tmp_path, llm, [spec("slow", "slack", gate=gate)], grace=0) as chat:
         llm.push({"tool_calls": [("slack_list_message", {"workspace": "w", "query": "q"})]}, {"text": "끝"})
         await chat.tools.refresh()
         turn = asyncio.ensure_future(run_turn(chat.session, "메시지 찾아 줘"))

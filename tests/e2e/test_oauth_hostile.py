@@ -43,12 +43,11 @@ class Yes(Frontend):
         return True
 
 
-async def test_at_a_terminal_the_user_is_asked_and_may_allow_it(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+async def test_at_a_terminal_the_user_is_asked_and_may_allow_it(tmp_path):
     front = Yes()
     with HostileAuth(None) as canary, HostileAuth(canary.base) as auth:
         hub = ToolHub([ServerSpec("remote", "http", url=auth.url, oauth={})],
-                      features=ClientFeatures(frontend=front, user="u"), frontend=front)
+                      features=ClientFeatures(frontend=front, user="u", data=tmp_path), frontend=front)
         try:
             await hub.fleet.connect()
         finally:

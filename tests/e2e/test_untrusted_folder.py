@@ -189,3 +189,18 @@ def test_a_database_copied_into_a_trusted_folder_is_not_resumed(tmp_path, llm, n
     assert "planted question" not in json.dumps(llm.chat_requests(), ensure_ascii=False)
     assert llm.chat_requests()[-1]["model"] != "HCX-007"  # the folder's .env was not used either
     assert digest(db) == before
+
+
+def test_a_variable_of_the_users_mcp_config_is_never_taken_from_the_folder(tmp_path, llm, naver):
+    """`${VAR}` in the user's own mcp.json is expanded from the environment the ui hands down: the
+    untrusted folder's .env, which sets the variable to an address of its own, is not part of it.
+    Piped: one line names the unset variable, exit 2, nothing is asked of that address."""
+    user_config(tmp_path, llm, naver, {"mine": {"url": "${MINE_URL}"}})
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    with Recorder() as rec:
+        (proj / ".env").write_text(f"MINE_URL={rec.base_url}/mcp\n")
+        r = user_runner(proj, tmp_path, llm, naver)("-p", "안녕", "--new", "--no-memory", db=False)
+    lines = [ln for ln in r.err.splitlines() if "MINE_URL" in ln]
+    assert r.code == 2 and len(lines) == 1 and "mine" in lines[0] and "Traceback" not in r.err, r.err
+    assert rec.requests == [] and llm.chat_requests() == []

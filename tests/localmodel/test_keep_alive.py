@@ -35,12 +35,12 @@ def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "cache").mkdir()
     (tmp_path / "m.gguf").write_bytes(b"weights")
     yield tmp_path
-    keeper.stop()
+    keeper.stop(tmp_path / "cache")
 
 
 def server(tmp: Path, threads: int | None = None) -> LocalServer:
     return LocalServer(fake_binary(tmp), tmp / "m.gguf", tmp / "t.jinja", alias="qwen", threads=threads,
-                       watchdog=False)
+                       watchdog=False, cache=tmp / "cache")  # MCP_CHAT_CACHE, as the ui resolves it
 
 
 def session(tmp: Path, keep: float, threads: int | None = None) -> keeper.Lease | None:
@@ -69,7 +69,7 @@ def test_a_second_session_reuses_the_server_and_only_with_its_key(place: Path) -
     args = Path(f"/proc/{st.pid}/cmdline").read_bytes()
     assert st.key.encode() not in args  # never in argv (ps shows it to everyone)
     assert f"LLAMA_API_KEY={st.key}".encode() in Path(f"/proc/{st.pid}/environ").read_bytes()
-    files = Files.here()
+    files = Files.here(place / "cache")
     assert files is not None and files.state.stat().st_mode & 0o777 == 0o600
     assert files.state.parent.stat().st_mode & 0o777 == 0o700
     second.release(60)
@@ -97,7 +97,7 @@ def test_the_server_stops_after_the_keep_alive_and_never_while_in_use(place: Pat
     assert alive(pid), "stopped while a session was using it"
     lease.release(1)
     assert wait_dead(pid) and wait_dead(keeper_pid)
-    assert wait_gone(Files.here())
+    assert wait_gone(Files.here(place / "cache"))
 
 
 def test_keep_alive_zero_stops_it_with_the_session_and_starts_none(place: Path) -> None:
@@ -160,7 +160,7 @@ def test_a_forged_state_file_is_neither_reused_nor_obeyed(place: Path) -> None:
     victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         lease = session(place, 60)
-        files = Files.here()
+        files = Files.here(place / "cache")
         forged = {**json.loads(files.state.read_text()), "pid": victim.pid, "keeper": victim.pid}
         lease.release(60)
         files.state.write_text(json.dumps(forged))
@@ -191,7 +191,7 @@ def test_the_keeper_leaves_when_its_server_dies(place: Path) -> None:
     lease = session(place, 60)
     st = lease.state
     os.kill(st.pid, signal.SIGKILL)
-    assert wait_dead(st.keeper) and wait_gone(Files.here())
+    assert wait_dead(st.keeper) and wait_gone(Files.here(place / "cache"))
     lease.release(60)
     again = session(place, 60)  # and the next session starts a new one
     assert again.state.pid != st.pid and alive(again.state.pid)

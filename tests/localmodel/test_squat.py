@@ -70,7 +70,7 @@ def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str,
     try:
         yield {"tmp": tmp_path, "rundir": rundir, "loose": loose, "gate": tmp_path / "gate"}
     finally:
-        keeper.stop()
+        keeper.stop(tmp_path / "cache")
         shutil.rmtree(rundir, ignore_errors=True)
         shutil.rmtree(loose, ignore_errors=True)
 
@@ -112,7 +112,7 @@ def _in_thread(fn: Any) -> tuple[threading.Thread, dict]:
 
 
 def _server(tmp: Path, marker: str) -> LocalServer:
-    return LocalServer(fake_binary(tmp), tmp / "m.gguf", tmp / "t.jinja", alias=marker, watchdog=False)
+    return LocalServer(fake_binary(tmp), tmp / "m.gguf", tmp / "t.jinja", alias=marker, watchdog=False, cache=tmp / "cache")
 
 
 def _ready(server: LocalServer) -> tuple[str, str]:

@@ -8,7 +8,9 @@ translation module, rich or prompt_toolkit, prints, touches sys.stdin/stdout/std
 isatty (no exemption); core imports neither engine nor ui, and engine does not import ui;
 engine/mcp's connection part imports no LangChain (one adapter module converts a tool); server/ imports nothing of client/; plumbing/ imports neither and no third-party library. The
 way back to the screen is given to engine objects when they are built: the ui never sets an
-attribute of one afterwards. Settings, once resolved, cannot be assigned.
+attribute of one afterwards. Settings, once resolved, cannot be assigned. Settings come in once:
+core and engine never read the environment (os.environ, os.getenv), except to build a child
+process's environment (ENV_EXCEPTIONS, each one in use).
 """
 
 from __future__ import annotations
@@ -348,6 +350,68 @@ def test_the_terminal_and_assignment_checks_can_fail() -> None:
             "    def go(self):\n        self.capture.error = 'x'\n        self._optionals.title = 't'\n"
             "args = parse()\nargs.lang = 'ko'\n")
     assert engine_assignments(fine) == []
+
+
+# -- settings come in once -----------------------------------------------------------------
+ENV_NAMES = ("environ", "environb", "getenv", "getenvb")
+# module:function -> why it may touch os.environ: a child process's environment is built from ours
+# (for an MCP server, what it needs of it: client/core/childenv.py), or a child takes its key out of its own
+ENV_EXCEPTIONS = {
+    "client.engine.mcp.server:ServerConn._open": "a stdio MCP server's environment (client/core/childenv.py)",
+    "client.engine.local.server:LocalServer.start": "llama-server's environment, its API key added",
+    "client.engine.local.keeper:_start": "the keeper process's environment, the API key added",
+    "client.engine.local.keeper:main": "the keeper process takes its key out of its own environment",
+}
+
+
+def environment_uses(source: str) -> list[tuple[int, str]]:
+    """(line, enclosing function) of every use of os.environ or os.getenv, or their import from os."""
+    found: list[tuple[int, str]] = []
+
+    def visit(node: ast.AST, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Attribute) and child.attr in ENV_NAMES and isinstance(child.value, ast.Name) \
+                    and child.value.id == "os":
+                found.append((child.lineno, where))
+            elif isinstance(child, ast.ImportFrom) and child.module == "os" and any(a.name in ENV_NAMES for a in child.names):
+                found.append((child.lineno, where))
+            inner = isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            visit(child, f"{where}.{child.name}".lstrip(".") if inner else where)  # type: ignore[attr-defined]
+
+    visit(ast.parse(source), "")
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if _layer(n) in ("core", "engine")))
+def test_core_and_engine_read_no_environment(name: str) -> None:
+    """Every environment variable is read by the ui (client/ui/env_settings.py, options.py) into a
+    frozen value on Settings (`tuning`, `dirs`, ...) or handed down as an argument (`${VAR}` in
+    mcp.json): the engine never parses a variable a second time, with a second rule."""
+    uses = environment_uses(MODULES[name].read_text(encoding="utf-8"))
+    bad = [(line, where) for line, where in uses if f"{name}:{where}" not in ENV_EXCEPTIONS]
+    assert not bad, f"{name} reads the environment (line, function): {bad}"
+
+
+def test_the_environment_check_can_fail_and_its_exceptions_are_all_in_use() -> None:
+    assert environment_uses("import os\nclass A:\n    def f(self):\n        return os.environ.get('X')\n") == [(4, "A.f")]
+    assert environment_uses("import os\nX = os.getenv('X')\n") == [(2, "")]
+    assert environment_uses("from os import environ\n") == [(1, "")]
+    assert environment_uses("import os\ndef f(env=None):\n    return dict(env or {})\n") == []
+    used = {f"{n}:{where}" for n in MODULES if _layer(n) in ("core", "engine")
+            for _, where in environment_uses(MODULES[n].read_text(encoding="utf-8"))}
+    assert used == set(ENV_EXCEPTIONS), "an exception no longer needed (or a new read): keep the list exact"
+
+
+def test_the_tuning_and_the_folders_are_frozen_values() -> None:
+    import dataclasses
+
+    from client.core.config import Dirs, Settings, Tuning
+
+    s = Settings(tuning=Tuning(keep_alive=5), dirs=Dirs.of({"XDG_DATA_HOME": "/d"}))
+    for value, field in ((s.tuning, "keep_alive"), (s.dirs, "data")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(value, field, None)
+    assert s.dirs.data.as_posix() == "/d/mcp-chat" and hash(s)
 
 
 LATE_WIRING = re.compile(r"^\s*repl\.\w+\s*=", re.M)

@@ -46,7 +46,7 @@ def test_the_bundled_server_gets_the_naver_settings_and_nothing_else_of_ours(mon
         monkeypatch.delenv(k)
     for k, v in ENV.items():
         monkeypatch.setenv(k, v)
-    spec = bundled_spec(result_chars=1200)
+    spec = bundled_spec(result_chars=1200, env=ENV)
     env = child_env(ENV, given=spec.env)  # what server.py starts it with
     assert env == {**BASE, "NAVER_CLIENT_ID": "nid-1234", "NAVER_CLIENT_SECRET": "nsecret-5678",
                    "NAVER_API_BASE_URL": "http://127.0.0.1:9/naver", "NAVER_TIMEOUT": "3", "NAVER_RESULT_MAX_CHARS": "1200"}

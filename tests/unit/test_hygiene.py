@@ -81,6 +81,10 @@ def test_the_registry_and_the_environment_are_masked_everywhere(monkeypatch):
     remember([KEY])
     monkeypatch.setenv("NAVER_CLIENT_SECRET", "naver-sec-0099")
     monkeypatch.setenv("MCP_SERVER_URL", "http://h/mcp?token=envtok-777")
+    assert mask("naver-sec-0099") == "naver-sec-0099"  # the core reads no environment: the ui tells it
+    from client.ui.cli import learn_env_secrets
+
+    learn_env_secrets()  # what every command does once its environment is settled
     assert mask(f"{KEY[:15]} naver-sec-0099 envtok-777") == "*** *** ***"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,7 @@ def test_stdio_and_http_entries(tmp_path, monkeypatch):
         "old": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
         "off": {"command": "x", "disabled": True},
     }})
-    files, remote, old, off = load_config(path)
+    files, remote, old, off = load_config(path, os.environ)  # ${VAR}: from the environment given
     assert off.enabled is False and off.command == "x"  # kept, never started (test_mcp_disabled.py)
     assert files.enabled and remote.enabled and old.enabled
     assert (files.transport, files.command, files.args) == ("stdio", "npx", ["-y", "pkg", "/tmp"])
@@ -60,6 +61,13 @@ def test_stdio_and_http_entries(tmp_path, monkeypatch):
     ({"command": "a", "timeout": -1}, ["'bad'", "timeout"]),
     ({"command": "a", "protocol": "2099-01-01"}, ["'bad'", "protocol", "2026-07-28"]),
     ({"command": "a", "protocol": 2026}, ["'bad'", "protocol"]),
+    # typed fields (client/engine/mcp/entries.py): a wrong type is refused, never coerced
+    ({"command": "a", "alwaysAllow": "*"}, ["'bad'", "alwaysAllow", "list"]),  # not every tool, nor "*" as letters
+    ({"command": "a", "startupTimeout": True}, ["'bad'", "startupTimeout"]),
+    ({"command": "a", "args": ["x", {"$ref": "y"}]}, ["'bad'", "args.1"]),
+    ({"url": "https://h/mcp", "headers": ["Authorization: x"]}, ["'bad'", "headers"]),
+    ({"url": "https://h/mcp", "oauth": {"redirectPort": "8080; x"}}, ["'bad'", "oauth.redirectPort"]),
+    ({"url": "https://h/mcp", "oauth": {"clientId": ["a", "b"]}}, ["'bad'", "oauth.clientId"]),
     ("just a string", ["'bad'"]),
     ({"url": "https://h/mcp", "oauth": {"clientMetadataUrl": "http://h/client.json"}}, ["'bad'", "clientMetadataUrl"]),
     ({"url": "https://h/mcp", "oauth": {"clientMetadataUrl": "https://h/"}}, ["'bad'", "clientMetadataUrl"]),
@@ -90,7 +98,7 @@ def test_oauth_settings_take_variables_and_their_secrets_are_masked(tmp_path, mo
         "m2m": {"url": "https://h/mcp", "oauth": {"grant": "client_credentials", "clientId": "svc",
                                                    "privateKey": "${M2M_KEY}", "issuer": "https://auth.h"}},
         "user": {"url": "https://h2/mcp", "oauth": {"clientMetadataUrl": "https://me.example/mcp-chat.json"}}}})
-    m2m, user = load_config(path)
+    m2m, user = load_config(path, os.environ)
     assert m2m.oauth == {"grant": "client_credentials", "clientId": "svc", "privateKey": key, "issuer": "https://auth.h"}
     assert user.oauth == {"grant": "authorization_code", "clientMetadataUrl": "https://me.example/mcp-chat.json"}
     assert "MIGHAgEAMBMGByqGSM49" not in m2m.redact(f"echo {key}")
@@ -100,7 +108,7 @@ def test_unset_variable_names_entry_and_variable(tmp_path, monkeypatch):
     monkeypatch.delenv("NOPE_VAR", raising=False)
     path = write(tmp_path, {"mcpServers": {"svc": {"url": "http://h/mcp", "headers": {"X": "${NOPE_VAR}"}}}})
     with pytest.raises(ConfigError) as e:
-        load_config(path)
+        load_config(path, os.environ)
     assert e.value.key == "mcp_config_var" and e.value.fmt["name"] == "svc" and e.value.fmt["var"] == "NOPE_VAR"
 
 
@@ -123,7 +131,7 @@ def test_a_file_without_mcpservers_says_what_it_has(tmp_path, monkeypatch):
     monkeypatch.setenv("VS_TOKEN", "tok-123456789012")
     vs = write(tmp_path, {"servers": {"gh": {"type": "http", "url": "https://h/mcp",
                                              "headers": {"Authorization": "Bearer ${env:VS_TOKEN}"}}}})
-    [spec] = load_config(vs)
+    [spec] = load_config(vs, os.environ)
     assert spec.headers == {"Authorization": "Bearer tok-123456789012"}
     for doc, key, field in (({"mcpServer": {}}, "mcp_config_typo", {"found": "mcpServer"}),
                             ({"globalShortcut": "x"}, "mcp_config_shape", {"keys": '"globalShortcut"'}),
@@ -187,7 +195,7 @@ def test_a_switched_off_entry_is_kept_as_a_disabled_spec(tmp_path, monkeypatch):
         "broken": {"enabled": False},  # switched off because it is broken: skipped, not an error
         "unset": {"command": "z", "disabled": True, "args": ["${NO_SUCH_VAR_41}"]},
     }})
-    a, b, c = load_config(path)
+    a, b, c = load_config(path, os.environ)
     assert (a.name, a.enabled, a.env) == ("a", False, {"K": "tok-OFF-SECRET-9"})
     assert "tok-OFF-SECRET-9" not in a.shown and "tok-OFF-SECRET-9" in a.secrets  # parsed like the others
     assert (b.name, b.enabled, b.transport) == ("b", False, "http")
@@ -204,3 +212,23 @@ def test_enabled_and_disabled_must_be_booleans(tmp_path, entry):
 def test_only_disabled_servers_leave_the_bundled_search_on(tmp_path):
     path = write(tmp_path, {"mcpServers": {"off": {"command": "x", "enabled": False}}})
     assert [(s.name, s.enabled) for s in server_specs(settings(mcp_config=path))] == [("search", True), ("off", False)]
+
+
+def test_variables_come_from_the_environment_handed_down_never_the_process(tmp_path, monkeypatch):
+    """An entry is typed data (client/engine/mcp/entries.py), its expansion a pure pass over the
+    environment given (the ui's): the process's own environment is never read below the ui."""
+    from client.engine.mcp.entries import HttpEntry, expand, validate
+
+    monkeypatch.setenv("EV_TOKEN", "tok-PROCESS-000")
+    raw = {"url": "https://h/mcp", "headers": {"Authorization": "Bearer ${EV_TOKEN}", "X-Trace": "${TRACE:-trace-on}"}}
+    given = validate(raw)
+    assert isinstance(given, HttpEntry) and given.headers["Authorization"] == "Bearer ${EV_TOKEN}"  # nothing expanded
+    done, secrets, known = expand(given, {"EV_TOKEN": "tok-GIVEN-123"})
+    assert done.headers == {"Authorization": "Bearer tok-GIVEN-123", "X-Trace": "trace-on"} and given.headers == raw["headers"]
+    assert {"tok-GIVEN-123", "Bearer tok-GIVEN-123", "trace-on"} <= set(secrets) and "tok-GIVEN-123" in known
+    assert "trace-on" not in known  # X-Trace is no credential by its name: masked in this server's output only
+    path = write(tmp_path, {"mcpServers": {"svc": raw}})
+    with pytest.raises(ConfigError) as e:
+        load_config(path)  # no environment given: none read
+    assert e.value.fmt["var"] == "EV_TOKEN"
+    assert [s.headers["Authorization"] for s in load_config(path, {"EV_TOKEN": "tok-GIVEN-123"})] == ["Bearer tok-GIVEN-123"]

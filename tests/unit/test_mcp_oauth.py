@@ -11,19 +11,21 @@ import httpx
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from client.engine.mcp.oauth import FileTokenStorage, LoopbackCallback, token_dir
+from client.ui.env_settings import dirs
 from tests.faults.files import unprivileged_ids
 
 
 async def test_tokens_are_private_per_user_and_outside_the_working_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)
-    store = FileTokenStorage("kim", "https://mcp.example/mcp", "http://127.0.0.1:5000/callback", None)
+    data = dirs().data  # the folders as the ui resolves them
+    store = FileTokenStorage(token_dir(data, "kim"), "https://mcp.example/mcp", "http://127.0.0.1:5000/callback", None)
     await store.set_tokens(OAuthToken(access_token="at-secret", refresh_token="rt-secret", expires_in=60))
-    assert store.path.parent == token_dir("kim") and str(store.path).startswith(str(tmp_path / "data"))
+    assert store.path.parent == token_dir(data, "kim") and str(store.path).startswith(str(tmp_path / "data"))
     assert stat.S_IMODE(os.stat(store.path).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(store.path.parent).st_mode) == 0o700
     assert (await store.get_tokens()).refresh_token == "rt-secret"
-    other = FileTokenStorage("lee", "https://mcp.example/mcp", "http://127.0.0.1:5000/callback", None)
+    other = FileTokenStorage(token_dir(data, "lee"), "https://mcp.example/mcp", "http://127.0.0.1:5000/callback", None)
     assert await other.get_tokens() is None  # per user
     assert not list(tmp_path.glob("*.json"))  # nothing in the working folder
 
@@ -31,8 +33,7 @@ async def test_tokens_are_private_per_user_and_outside_the_working_folder(tmp_pa
 async def test_tokens_follow_the_private_file_rule(tmp_path, monkeypatch):
     """plumbing/private.py's one rule: written 0600 whatever the umask, read only as a private
     regular file of this user, never through a symlink; anything else counts as no tokens."""
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    store = FileTokenStorage("kim", "https://mcp.example/mcp", "http://127.0.0.1:5000/callback", None)
+    store = FileTokenStorage(token_dir(tmp_path / "data", "kim"), "https://mcp.example/mcp", "http://127.0.0.1:5000/callback", None)
     old = os.umask(0)
     try:
         await store.set_tokens(OAuthToken(access_token="at-1", refresh_token="rt-1", expires_in=60))
@@ -55,14 +56,13 @@ async def test_tokens_follow_the_private_file_rule(tmp_path, monkeypatch):
 
 
 async def test_a_client_registered_for_another_port_registers_again(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
-    old = FileTokenStorage("u", "https://s/mcp", "http://127.0.0.1:1111/callback", None)
+    old = FileTokenStorage(token_dir(tmp_path, "u"), "https://s/mcp", "http://127.0.0.1:1111/callback", None)
     await old.set_client_info(OAuthClientInformationFull(client_id="c1", redirect_uris=["http://127.0.0.1:1111/callback"]))
     assert (await old.get_client_info()).client_id == "c1"
-    new = FileTokenStorage("u", "https://s/mcp", "http://127.0.0.1:2222/callback", None)
+    new = FileTokenStorage(token_dir(tmp_path, "u"), "https://s/mcp", "http://127.0.0.1:2222/callback", None)
     assert await new.get_client_info() is None
     preset = OAuthClientInformationFull(client_id="pre", redirect_uris=["http://127.0.0.1:2222/callback"])
-    assert (await FileTokenStorage("u", "https://s/mcp", "x", preset).get_client_info()).client_id == "pre"
+    assert (await FileTokenStorage(token_dir(tmp_path, "u"), "https://s/mcp", "x", preset).get_client_info()).client_id == "pre"
 
 
 async def test_loopback_callback_receives_the_code():

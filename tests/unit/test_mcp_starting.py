@@ -10,8 +10,9 @@ from client.engine.mcp import server_specs
 from client.engine.mcp.hub import ToolHub
 from client.engine.mcp.server import START_TIMEOUT
 from client.engine.mcp.specs import ServerSpec
-from client.engine.mcp.starting import STARTUP_ENV, startup_timeout
+from client.engine.mcp.starting import startup_timeout
 from client.ui import env_settings, i18n
+from client.ui.env_settings import STARTUP_TIMEOUT as STARTUP_ENV
 from client.ui.mcp_view import starting_line
 from tests.unit.test_mcp_config import FakeServer, write
 
@@ -38,14 +39,14 @@ def test_start_up_timeout_per_entry_then_environment_then_default(tmp_path, monk
     path = write(tmp_path, {"mcpServers": {"slow": {"command": "x", "startupTimeout": 90}, "quick": {"command": "y"}}})
     slow, quick = server_specs(Settings(mcp_config=path))
     assert slow.startup_timeout == 90.0 and quick.startup_timeout is None
-    monkeypatch.delenv(STARTUP_ENV, raising=False)
     assert startup_timeout(slow) == 90.0 and startup_timeout(quick) == START_TIMEOUT == 30.0
-    monkeypatch.setenv(STARTUP_ENV, "12.5")
+    monkeypatch.setenv(STARTUP_ENV, "12.5")  # read once, by the ui, into Settings.tuning
+    tuned = Settings(mcp_config=path, tuning=env_settings.tuning())
+    slow, quick = server_specs(tuned)
     assert startup_timeout(quick) == 12.5 and startup_timeout(slow) == 90.0
-    env_settings.check_chat()
     monkeypatch.setenv(STARTUP_ENV, "-1")
     with pytest.raises(ConfigError):
-        env_settings.check_chat()
+        env_settings.tuning()
     for bad in (0, -3, "30", True):
         path = write(tmp_path, {"mcpServers": {"s": {"command": "x", "startupTimeout": bad}}})
         with pytest.raises(ConfigError) as e:

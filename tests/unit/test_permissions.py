@@ -18,6 +18,7 @@ from client.core.toolprint import PARTS, changed_parts, tool_print
 from client.engine.mcp.saved_approvals import SavedApprovals, SavedKey, approvals_path
 from client.engine.mcp.specs import parse_entry
 from client.engine.store.codec import decode, encode
+from client.ui.env_settings import dirs
 
 WRITE = CallInfo(ToolKey("fs", "write_file"), "node fs.js /tmp")
 
@@ -129,7 +130,7 @@ async def test_question_masks_secrets_and_a_failing_approver_denies():
 async def test_always_is_saved_privately_per_user_outside_the_working_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     monkeypatch.chdir(tmp_path)
-    path = approvals_path("alice/../x")
+    path = approvals_path(dirs().config, "alice/../x")  # the folders as the ui resolves them
     assert path.parent == tmp_path / "cfg" / "mcp-chat" and "/" not in path.name[len("permissions-"):]
     perms = Permissions(saved=SavedApprovals(path), frontend=Asks(lambda req: _const("always")))
     verdict = await perms.check(WRITE, {})
@@ -143,7 +144,7 @@ async def test_always_is_saved_privately_per_user_outside_the_working_folder(tmp
     assert later.reset() == (0, 1)
     assert json.loads(path.read_text())["allow"] == []
     monkeypatch.setenv("XDG_CONFIG_HOME", "relative/dir")  # never the working folder
-    assert not str(approvals_path("u")).startswith("relative")
+    assert not str(approvals_path(dirs().config, "u")).startswith("relative")
 
 
 async def test_an_always_that_cannot_be_saved_says_why_on_the_verdict(tmp_path):

@@ -86,7 +86,7 @@ def test_the_bundled_server_gets_the_local_result_cap_in_its_own_env(monkeypatch
 
 def test_a_user_result_cap_wins(monkeypatch):
     monkeypatch.setenv("NAVER_RESULT_MAX_CHARS", "999")
-    assert bundled_spec(result_chars=TOOL_RESULT_CHARS).env["NAVER_RESULT_MAX_CHARS"] == "999"
+    assert bundled_spec(result_chars=TOOL_RESULT_CHARS, env=os.environ).env["NAVER_RESULT_MAX_CHARS"] == "999"
 
 
 def test_resolve_settles_the_local_budget_from_the_provider(monkeypatch):

@@ -18,6 +18,7 @@ from client.engine.mcp import saved_tools as st
 from client.engine.mcp.saved_tools import SavedTools, fingerprint
 from client.engine.mcp.specs import ServerSpec
 from client.engine.tool_search import ToolSearch
+from client.ui.env_settings import dirs
 
 TOOLS = [types.Tool(name="notes_write", description="Writes a note to the team notebook",
                     inputSchema={"type": "object", "properties": {"text": {"type": "string"}}})]
@@ -93,8 +94,9 @@ def test_nothing_is_read_from_the_working_folder(tmp_path, monkeypatch):
     monkeypatch.delenv("MCP_CHAT_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", ".cache")  # relative: not a per-user folder (XDG), ignored
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert st.tools_dir() == tmp_path / "home" / ".cache" / "mcp-chat" / "tools"
-    assert SavedTools("alice").load(spec()) is None
+    folder = st.tools_dir(dirs().cache)  # the folders as the ui resolves them
+    assert folder == tmp_path / "home" / ".cache" / "mcp-chat" / "tools"
+    assert SavedTools("alice", folder).load(spec()) is None
 
 
 @pytest.mark.parametrize("body", [b"{not json", b'{"format": 1, "tools": [{"name": 1}]}', b"[]",
@@ -139,4 +141,4 @@ def test_deferred_schemas_index_the_saved_lists(tmp_path):
 def test_only_the_users_cache_folder_is_used(tmp_path, monkeypatch):
     monkeypatch.delenv("MCP_CHAT_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
-    assert st.tools_dir() == Path(tmp_path / "c" / "mcp-chat" / "tools")
+    assert st.tools_dir(dirs().cache) == Path(tmp_path / "c" / "mcp-chat" / "tools")

@@ -6,12 +6,15 @@ behind. Every public path that masks text is fed both, in the order that would l
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from langchain_core.messages import HumanMessage
 
+from client.core import secrets
 from client.core.config import Settings
-from client.core.secrets import (MIN_LEN, SECRET_VARS, Redactor, env_secrets, redact, redact_db_error, settings_secrets,
-                                 spec_secrets)
+from client.core.secrets import (MIN_LEN, SECRET_VARS, Redactor, env_secrets, redact, redact_db_error, remember,
+                                 settings_secrets, spec_secrets)
 from client.engine.frontend import Frontend
 from client.engine.mcp.permissions import CallInfo, Permissions, ToolKey
 from client.engine.mcp.specs import bundled_spec, parse_entry
@@ -27,6 +30,9 @@ def env(monkeypatch):
     monkeypatch.delenv("CHECKPOINT_DB", raising=False)
     monkeypatch.setenv("NAVER_CLIENT_ID", SHORT)  # listed before the longer one: the leaking order
     monkeypatch.setenv("OPENAI_API_KEY", LONG)
+    monkeypatch.setattr(secrets, "_remembered", set())  # what this test learns stays in it
+    monkeypatch.setattr(secrets, "_cache", None)
+    remember(env_secrets(os.environ))  # as the ui does once the environment is settled (client/ui/cli.py)
     return monkeypatch
 
 
@@ -50,8 +56,8 @@ def test_short_values_are_not_secrets():
 
 def test_env_secrets_is_the_one_list(env):
     env.setenv("CHECKPOINT_DB", "postgresql://u:pw-9999@h/db")
-    assert set(env_secrets()) == {SHORT, LONG, "pw-9999"}
-    assert env_secrets() == sorted(env_secrets(), key=len, reverse=True)
+    assert set(env_secrets(os.environ)) == {SHORT, LONG, "pw-9999"}
+    assert env_secrets(os.environ) == sorted(env_secrets(os.environ), key=len, reverse=True)
 
 
 def test_settings_secrets_add_the_key_and_db_password(env):
@@ -68,7 +74,7 @@ def test_mcp_spec_paths(env):
     spec = parse_entry("s", {"url": "http://127.0.0.1:9/mcp", "headers": {"X-A": SHORT, "X-B": LONG}}, "p")
     no_tail(spec.redact(TEXT))
     assert SHORT not in spec.shown and LONG not in spec.shown
-    no_tail(bundled_spec().redact(TEXT))  # OPENAI_API_KEY is a secret here too now
+    no_tail(bundled_spec(env=os.environ).redact(TEXT))  # OPENAI_API_KEY is a secret here too now
 
 
 async def test_permission_question_masks_arguments():

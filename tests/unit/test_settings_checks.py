@@ -18,7 +18,8 @@ from client.ui.options import add_chat_options, add_common_options, resolve, res
 CLEAN = ("CLOVA_STUDIO_API_KEY", "CLOVASTUDIO_API_KEY", "MCP_CHAT_PROVIDER", "CLOVA_STUDIO_TIMEOUT", "MCP_CHAT_LANG",
          "MCP_CHAT_TEMPERATURE", "MCP_CHAT_SUMMARY_SERVER", "MCP_CHAT_LOCAL_URL", "MCP_CHAT_LOCAL_THREADS",
          "MCP_CHAT_LOCAL_KEEP_ALIVE", "MCP_CHAT_OAUTH_HEADLESS", "MCP_CHAT_DAEMON", "MCP_CHAT_DAEMON_IDLE",
-         "CLOVA_STUDIO_BASE_URL", "OPENAI_BASE_URL", "MCP_CHAT_ROOTS", "MAX_TURNS_TO_KEEP", "MCP_CONFIG")
+         "CLOVA_STUDIO_BASE_URL", "OPENAI_BASE_URL", "MCP_CHAT_ROOTS", "MAX_TURNS_TO_KEEP", "MCP_CONFIG",
+         "MCP_CHAT_STARTUP_TIMEOUT", "MCP_CHAT_STARTUP_GRACE", "MCP_CHAT_TEST_BACKOFF_SCALE")
 
 
 @pytest.fixture(autouse=True)
@@ -122,3 +123,21 @@ def test_a_dotenv_must_be_utf8_text(tmp_path: Path):
     path.write_bytes(b"\xfe\xff")
     with pytest.raises(ConfigError):
         read_user_env(path)
+
+
+def test_the_variables_the_engine_uses_are_read_once_into_the_tuning(monkeypatch):
+    """client/ui/env_settings.py reads them, with the rule above, into Settings.tuning; the engine
+    gets the value and reads no variable itself (tests/unit/test_architecture.py)."""
+    from client.core.config import Tuning
+
+    assert settings().tuning == Tuning()  # unset: the defaults
+    for name, value in (("MCP_CHAT_STARTUP_TIMEOUT", "12.5"), ("MCP_CHAT_STARTUP_GRACE", "0"),
+                        ("MCP_CHAT_LOCAL_KEEP_ALIVE", "0"), ("MCP_CHAT_LOCAL_THREADS", "3"),
+                        ("MCP_CHAT_OAUTH_HEADLESS", "yes"), ("MCP_CHAT_TEST_BACKOFF_SCALE", "0.5")):
+        monkeypatch.setenv(name, value)
+    assert settings().tuning == Tuning(startup_timeout=12.5, startup_grace=0.0, keep_alive=0.0, local_threads=3,
+                                       oauth_headless=True, backoff_scale=0.5)
+    monkeypatch.setenv("MCP_CHAT_LOCAL_THREADS", "0")  # 0: llama-server's own choice
+    assert settings().tuning.local_threads is None
+    monkeypatch.setenv("MCP_CHAT_TEST_BACKOFF_SCALE", "2")
+    assert "MCP_CHAT_TEST_BACKOFF_SCALE" in refused()

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
+from client.core.config import Settings
 from client.core.context.summarize import plan_summary
 from client.engine.summaries import Summaries
 
@@ -34,7 +35,7 @@ class Models:
     server's (`niced`, None: there is none)."""
 
     def __init__(self, main: Model, niced: Model | None = None) -> None:
-        self.current = SimpleNamespace(summarizer=main, budget=4_000, summary_output=600)
+        self.current = SimpleNamespace(summarizer=main, budget=4_000, summary_output=600, settings=Settings())
         self.niced = niced
 
     def background_summarizer(self):

@@ -22,7 +22,8 @@ from langchain_core.messages import HumanMessage
 
 from client.core.trust import changes, record_of
 from client.engine.store import open_store
-from client.ui.folder_trust import folder_offer, load_records, save_records, with_record
+from client.ui.env_settings import dirs
+from client.ui.folder_trust import folder_offer, load_records, record_path, save_records, with_record
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.sqlite_only
@@ -41,19 +42,24 @@ def folder(tmp_path, monkeypatch):
     return proj
 
 
+def records() -> Path:
+    """The record in the config folder as the ui resolves it."""
+    return record_path(dirs().config)
+
+
 def trust(folder: Path) -> None:
-    save_records(with_record(load_records(), record_of(folder_offer(folder, [], False))))
+    save_records(with_record(load_records(records()), record_of(folder_offer(folder, [], False))), records())
 
 
 def check(folder: Path) -> list[str] | None:
     """What start-up compares (client/ui/trust.py settle)."""
-    known = next((r for r in load_records() if r.folder == os.path.realpath(folder)), None)
+    known = next((r for r in load_records(records()) if r.folder == os.path.realpath(folder)), None)
     return changes(folder_offer(folder, [], False, known), known)
 
 
 async def _write(db: Path, thread: str, text: str, vacuum: bool = False) -> None:
     """A client's own writes, through the store as every command opens it."""
-    store = await open_store(str(db))
+    store = await open_store(str(db), config=dirs().config)
     try:
         await store.create_thread(thread, "me")
         await store.append(thread, [HumanMessage(text, id=f"{thread}-{len(text)}")])
@@ -148,9 +154,10 @@ HOLDER = """
 import asyncio, sys
 from langchain_core.messages import HumanMessage
 from client.engine.store import open_store
+from client.ui.env_settings import dirs
 
 async def main():
-    store = await open_store(sys.argv[1])
+    store = await open_store(sys.argv[1], config=dirs().config)  # as every command opens it
     assert await store.lock_thread("busy")
     await store.create_thread("busy", "me")
     await store.append("busy", [HumanMessage("writing now", id="w1")])

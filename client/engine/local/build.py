@@ -19,7 +19,7 @@ from pathlib import Path
 
 from client.engine.frontend import SetupNote, SetupSink, ignore
 from client.engine.local.progress import Progress
-from client.engine.local.spec import LLAMA_CPP_PYTHON, LLAMA_CPP_PYTHON_VERSION, cache_root, machine_tag, server_binary, server_dir
+from client.engine.local.spec import LLAMA_CPP_PYTHON, LLAMA_CPP_PYTHON_VERSION, machine_tag, server_binary, server_dir
 from client.engine.local.weights import SetupError
 from plumbing.locks import Lock
 
@@ -33,10 +33,10 @@ _MAKE_STEP = re.compile(r"^\[\s*(\d+)%\]")
 _CHANGELOG_COMMIT = re.compile(r"llama\.cpp@([0-9a-f]{40})")
 
 
-def server_ready() -> bool:
-    binary = server_binary()
+def server_ready(cache: Path) -> bool:
+    binary = server_binary(cache)
     try:
-        info = json.loads((server_dir() / "build.json").read_text())
+        info = json.loads((server_dir(cache) / "build.json").read_text())
     except (OSError, ValueError):
         return False
     return binary.is_file() and os.access(binary, os.X_OK) and info.get("llama_cpp_python") == LLAMA_CPP_PYTHON_VERSION
@@ -47,9 +47,9 @@ def _tool(name: str) -> str | None:
     return shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
 
 
-def _sdist(report: SetupSink) -> Path:
+def _sdist(cache: Path, report: SetupSink) -> Path:
     """The pinned sdist, downloaded with pip once and kept in the cache."""
-    src = cache_root() / "src"
+    src = cache / "src"
     src.mkdir(parents=True, exist_ok=True)
     found = sorted(src.glob(f"llama_cpp_python-{LLAMA_CPP_PYTHON_VERSION}.tar.gz"))
     if found:
@@ -101,18 +101,18 @@ def _run_build(cmd: list[str], bar: Progress, log: Path) -> None:
             raise SetupError("local_build_failed", log=str(log))
 
 
-def build_server(*, force: bool = False, jobs: int | None = None, report: SetupSink = ignore) -> Path:
-    """The cached llama-server binary, building it first when needed (a few minutes, once);
+def build_server(cache: Path, *, force: bool = False, jobs: int | None = None, report: SetupSink = ignore) -> Path:
+    """The llama-server binary in `cache`, building it first when needed (a few minutes, once);
     `report` gets the notes and the build's progress."""
-    out_dir = server_dir()
-    with Lock(cache_root() / "llama-server" / ".build.lock", parents=True):  # one build at a time on a cache
-        if not force and server_ready():
-            return server_binary()
+    out_dir, binary = server_dir(cache), server_binary(cache)
+    with Lock(cache / "llama-server" / ".build.lock", parents=True):  # one build at a time on a cache
+        if not force and server_ready(cache):
+            return binary
         cmake = _tool("cmake")
         if cmake is None:
             raise SetupError("local_no_cmake")
         ninja = _tool("ninja")
-        sdist = _sdist(report)
+        sdist = _sdist(cache, report)
         report(SetupNote("local_build_start", {"pkg": LLAMA_CPP_PYTHON, "version": LLAMA_CPP_PYTHON_VERSION}))
         started = time.monotonic()
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -131,12 +131,12 @@ def build_server(*, force: bool = False, jobs: int | None = None, report: SetupS
                 raise SetupError("local_build_missing", log=str(log))
             tmp_bin = out_dir / "llama-server.tmp"
             shutil.copy2(built, tmp_bin)
-            os.replace(tmp_bin, server_binary())
+            os.replace(tmp_bin, binary)
         info = {
             "llama_cpp_python": LLAMA_CPP_PYTHON_VERSION, "llama_cpp_commit": commit, "machine": machine_tag(),
             "cmake_flags": CMAKE_FLAGS, "generator": "ninja" if ninja else "make",
             "seconds": round(time.monotonic() - started, 1), "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
         (out_dir / "build.json").write_text(json.dumps(info, indent=1))
-        report(SetupNote("local_build_done", {"seconds": f"{info['seconds']:.0f}", "path": str(server_binary())}))
-        return server_binary()
+        report(SetupNote("local_build_done", {"seconds": f"{info['seconds']:.0f}", "path": str(binary)}))
+        return binary

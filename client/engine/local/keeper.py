@@ -1,4 +1,4 @@
-"""The local model kept warm between sessions (`MCP_CHAT_LOCAL_KEEP_ALIVE`, like Ollama's keep_alive).
+"""The local model kept warm between sessions (`MCP_CHAT_LOCAL_KEEP_ALIVE`: Tuning.keep_alive, like Ollama's keep_alive).
 
 After a session ends its llama-server stays up for KEEP_ALIVE seconds (default 300; 0: it
 stops with the session) and the next session reuses it, without loading the weights again.
@@ -35,22 +35,11 @@ from pathlib import Path
 from client.engine.http import async_client
 from client.engine.local.keepstate import Files, State, read_state, remove_state, weights_stamp, write_state
 from client.engine.local.server import READY_TIMEOUT, LocalServer
-from client.engine.local.spec import cache_root
 from client.engine.local.weights import SetupError
 from plumbing import locks, private
 from plumbing.proc import alive, cmdline, runs
 
-KEEP_ALIVE_DEFAULT = 300.0
 POLL = 1.0  # seconds between the keeper's checks
-
-
-def keep_alive() -> float:
-    """MCP_CHAT_LOCAL_KEEP_ALIVE seconds (default 300; 0 or less: stop with the session)."""
-    raw = os.environ.get("MCP_CHAT_LOCAL_KEEP_ALIVE", "").strip()
-    try:
-        return max(0.0, float(raw)) if raw else KEEP_ALIVE_DEFAULT
-    except ValueError:
-        return KEEP_ALIVE_DEFAULT
 
 
 class Lease:
@@ -138,9 +127,9 @@ def _kill(pid: int, sig: int) -> None:
 
 async def acquire(server: LocalServer, keep: float) -> Lease | None:
     """A lease on a warm server (reused, or started under a keeper); None when none can be kept
-    (no private runtime folder; keep 0 and none running; another session uses a different one):
-    the session then owns its server, as before."""
-    files = Files.here()
+    (no private runtime folder or no cache; keep 0 and none running; another session uses a
+    different one): the session then owns its server, as before."""
+    files = Files.here(server.cache) if server.cache else None
     if files is None:
         return None
     lock = files.locked()
@@ -176,9 +165,9 @@ async def _start(files: Files, server: LocalServer, keep: float) -> State:
     key = secrets.token_urlsafe(32)
     cfg = {"binary": str(server.binary), "model": str(server.model), "template": str(server.template),
            "alias": server.alias, "ctx": server.ctx, "threads": server.threads, "slots": server.slots,
-           "keep": keep, "files": [str(p) for p in (files.state, files.lock, files.lease, files.socket)]}
+           "keep": keep, "cache": str(server.cache), "files": [str(p) for p in (files.state, files.lock, files.lease, files.socket)]}
     env = {**os.environ, "LLAMA_API_KEY": key}
-    log = open(cache_root() / "llama-keeper.log", "ab")
+    log = open(server.cache / "llama-keeper.log", "ab")  # acquire() keeps only a server with a cache
     try:
         keeper = subprocess.Popen([sys.executable, "-c", "from client.engine.local.keeper import main; main()",
                                    json.dumps(cfg)], env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
@@ -197,15 +186,15 @@ async def _start(files: Files, server: LocalServer, keep: float) -> State:
     raise SetupError("local_server_timeout", seconds=f"{READY_TIMEOUT:.0f}", log=str(server.log_path))
 
 
-def status() -> State | None:
-    files = Files.here()
+def status(cache: Path) -> State | None:
+    files = Files.here(cache)
     st = read_state(files) if files else None
     return st if st is not None and alive(st.pid) and runs(st.pid, st.command) else None
 
 
-def stop() -> State | None:
-    """`mcp-chat local stop`: the kept server is stopped now, in use or not."""
-    files = Files.here()
+def stop(cache: Path) -> State | None:
+    """`mcp-chat local stop`: the kept server (of `cache`) is stopped now, in use or not."""
+    files = Files.here(cache)
     if files is None:
         return None
     with files.locked():
@@ -229,7 +218,7 @@ def main() -> None:
     key = os.environ.pop("LLAMA_API_KEY")
     server = LocalServer(Path(cfg["binary"]), Path(cfg["model"]), Path(cfg["template"]), alias=cfg["alias"],
                          ctx=cfg["ctx"], threads=cfg["threads"], slots=cfg["slots"], api_key=key, watchdog=False,
-                         socket=files.socket)
+                         socket=files.socket, cache=Path(cfg["cache"]))
     server.start()  # under the session's state lock: the socket is ours to replace
     proc = server.proc
     assert proc is not None

@@ -12,7 +12,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from client.core.paths import private_runtime_dir
-from client.engine.local.spec import cache_root
 from plumbing import private
 from plumbing.locks import Lock, held
 
@@ -40,11 +39,12 @@ class Files:
     socket: Path
 
     @classmethod
-    def here(cls) -> Files | None:
+    def here(cls, cache: Path) -> Files | None:
+        """The files of the server kept for `cache` (Settings.dirs.cache), in the private runtime folder."""
         rundir = private_runtime_dir()
         if rundir is None:
             return None
-        tag = hashlib.sha256(str(cache_root().resolve()).encode()).hexdigest()[:12]  # one per model cache
+        tag = hashlib.sha256(str(cache.resolve()).encode()).hexdigest()[:12]  # one per model cache
         base = rundir / f"local-{tag}"
         return cls(*(Path(f"{base}.{ext}") for ext in ("json", "lock", "lease", "sock")))
 

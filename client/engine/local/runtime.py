@@ -27,12 +27,12 @@ async def local_runtime(s: Settings, label: str, frontend: Frontend) -> AsyncIte
     from client.engine.local import prepare, runtime_ready
     from client.engine.local.server import install_sigterm_handler, stop_all
 
-    if s.provider_auto and not runtime_ready() and not s.interactive:
+    if s.provider_auto and not runtime_ready(s.dirs.cache) and not s.interactive:
         raise ConfigError("no_key")  # no silent 1 GiB download from a script: one line, exit 2
     if s.provider_auto:
         frontend.notice("auto_local", {"model": label})
     install_sigterm_handler()
-    server = prepare(report=frontend.setup)  # build or fetch once; SetupError: one line, exit 1 (client/ui/cli.py)
+    server = prepare(s.dirs.cache, threads=s.tuning.local_threads, report=frontend.setup)  # build or fetch once; SetupError: one line, exit 1 (client/ui/cli.py)
     async with _chat_server(server, s, frontend) as runtime:
         helper = _start_summary_server(server.with_(api_key=runtime.api_key), s)  # after the chat's: its loading does not delay the start
         helper_ready = None
@@ -49,12 +49,12 @@ async def local_runtime(s: Settings, label: str, frontend: Frontend) -> AsyncIte
 @asynccontextmanager
 async def _chat_server(server: Any, s: Settings, frontend: Frontend) -> AsyncIterator[Runtime]:
     """The chat's llama-server: the warm one this user keeps (client/engine/local/keeper.py),
-    reused or started for MCP_CHAT_LOCAL_KEEP_ALIVE seconds after the session, or else one of
+    reused or started for Tuning.keep_alive seconds (MCP_CHAT_LOCAL_KEEP_ALIVE) after the session, or else one of
     this session's own. Either way it answers only requests with the key in the runtime."""
     from client.engine.local import keeper
     from client.engine.local.server import stop_all
 
-    keep = keeper.keep_alive()
+    keep = s.tuning.keep_alive
     started = time.monotonic()
     lease = await keeper.acquire(server, keep) if sys.platform.startswith("linux") else None
     owned = None

@@ -31,7 +31,7 @@ import httpx
 
 from client.core.paths import private_runtime_dir
 from client.engine.http import async_client
-from client.engine.local.spec import CONTEXT_WINDOW, cache_root
+from client.engine.local.spec import CONTEXT_WINDOW
 from client.engine.local.weights import SetupError
 from plumbing.children import die_with_parent, lower_priority
 from plumbing.rundir import private_temp_dir
@@ -71,7 +71,7 @@ class LocalServer:
     template: Path
     alias: str
     ctx: int = CONTEXT_WINDOW
-    threads: int | None = None
+    threads: int | None = None  # --threads (Tuning.local_threads); None: its own choice
     watchdog: bool | None = None  # None: on where there is no PDEATHSIG (not Linux)
     slots: int = SLOTS
     nice: int = 0
@@ -80,14 +80,14 @@ class LocalServer:
     # can read, never in argv.
     api_key: str | None = None
     socket: Path | None = None  # where it listens; None: a fresh one of this session's (own_socket)
+    cache: Path | None = None  # the user's cache (Settings.dirs.cache): its log, the kept server's key; None: beside the binary
 
     def __post_init__(self) -> None:
-        self.threads = self.threads or int(os.environ.get("MCP_CHAT_LOCAL_THREADS", "0") or 0) or None
         self.watchdog = (not sys.platform.startswith("linux")) if self.watchdog is None else self.watchdog
         self.proc: subprocess.Popen[bytes] | None = None
         self.listen: Path | None = self.socket  # where the running server listens
         self._tmp: Path | None = None  # a temporary folder made for it
-        self.log_path = cache_root() / f"{self.name}.log"
+        self.log_path = (self.cache or self.binary.parent) / f"{self.name}.log"
         self.started_at = 0.0
         self.ready_seconds = 0.0
 

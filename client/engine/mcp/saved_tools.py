@@ -2,7 +2,7 @@
 before the server is up (issue 48).
 
 One file per configuration entry: $XDG_CACHE_HOME/mcp-chat/tools/<fingerprint>.json (the user's
-cache folder, client/core/paths.py; never the working folder), written and read by the one rule
+cache folder, Settings.dirs; never the working folder), written and read by the one rule
 for private files (plumbing/private.py: 0600 in a 0700 folder, atomic; a file that is not the
 user's own, that others may read or write, or a symlink counts as absent). The fingerprint covers
 the whole entry (transport, command, args, cwd, the names of its environment variables and a
@@ -32,7 +32,6 @@ from mcp import types
 from pydantic import ValidationError
 
 from client import __version__
-from client.core.paths import cache_dir
 from client.engine.mcp.bundled import dump
 from client.engine.mcp.specs import ServerSpec
 from plumbing.private import read_private, save_json
@@ -42,8 +41,9 @@ MAX_BYTES = 8 << 20  # one server's listing; a bigger file is not ours
 Scope = Literal["public", "private"]
 
 
-def tools_dir() -> Path:
-    return cache_dir() / "tools"
+def tools_dir(cache: Path) -> Path:
+    """The lists' folder in the user's cache (Settings.dirs.cache)."""
+    return cache / "tools"
 
 
 def fingerprint(spec: ServerSpec) -> str:
@@ -83,9 +83,9 @@ class Saved:
 
 
 class SavedTools:
-    def __init__(self, user: str, folder: Path | None = None) -> None:
+    def __init__(self, user: str, folder: Path) -> None:
         self.user = user
-        self.folder = folder or tools_dir()
+        self.folder = folder
         self.problems: list[Path] = []  # files that did not parse: ignored, named once (take_problems)
 
     def path(self, spec: ServerSpec) -> Path:

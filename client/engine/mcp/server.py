@@ -197,9 +197,9 @@ class ServerConn:
     async def _oauth(self, stack: AsyncExitStack):  # -> httpx2.Auth | None
         """OAuth 2.1 (client/engine/mcp/oauth.py) for a remote server, unless its entry says "oauth": false."""
         f, s = self.features, self.spec
-        if f is None or s.oauth is None:
+        if f is None or s.oauth is None or f.data is None:
             return None
-        from client.engine.mcp.oauth import LoopbackCallback, oauth_provider
+        from client.engine.mcp.oauth import LoopbackCallback, oauth_provider, token_dir
 
         callback = LoopbackCallback(int(s.oauth.get("redirectPort") or 0))
         stack.push_async_callback(callback.aclose)
@@ -210,8 +210,8 @@ class ServerConn:
         async def confirm(url: str) -> bool | None:  # credentials to an endpoint off the authorization server
             return await f.frontend.confirm("oauth_endpoint", s.name, url)
 
-        return await oauth_provider(s.url, f.user, s.oauth, callback,
-                                    lambda url: f.show_login(s.name, url), on_login, confirm)
+        return await oauth_provider(s.url, token_dir(f.data, f.user), s.oauth, callback,
+                                    lambda url: f.show_login(s.name, url), on_login, confirm, f.headless)
 
     async def _note(self, response: httpx2.Response) -> None:
         """The SDK 2.x turns a refused HTTP request into a JSON-RPC error without its status: keep it."""

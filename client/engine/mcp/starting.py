@@ -8,9 +8,9 @@ the next launch), and a start that fails takes them out again. A server seen for
 joins `order` when it comes up (the servers whose tools are offered, in the order they came
 up, so a newcomer's tools go at the END of the tool list and the provider's prompt cache of the
 earlier ones holds) and tells `on_change` (ToolHub, which builds the tools); `unknown()` names those still starting, which a message
-waits for up to a short grace (`startup_grace`, client/ui/startup.py). A server that fails, or
-passes its start-up timeout (`startup_timeout`: the entry's "startupTimeout", else
-MCP_CHAT_STARTUP_TIMEOUT, else 30 s like the peers), is kept in `failures` until the ui reports it once. `connect()` is the same start,
+waits for up to a short grace (Tuning.startup_grace, client/ui/startup.py). A server that fails, or
+passes its start-up timeout (`startup_timeout`: the spec's, which is the entry's "startupTimeout",
+else MCP_CHAT_STARTUP_TIMEOUT (specs.py); else 30 s like the peers), is kept in `failures` until the ui reports it once. `connect()` is the same start,
 waited for (-p, piped input, tests: deterministic, in the configuration's order).
 `disable(name)` / `enable(name)` switch one server for the session (/mcp).
 """
@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import time
 from typing import IO, Callable
 
@@ -34,31 +33,12 @@ from client.engine.mcp.saved_tools import SavedTools
 from client.engine.mcp.server import START_TIMEOUT, ServerConn
 from client.engine.mcp.specs import ServerSpec
 
-STARTUP_ENV = "MCP_CHAT_STARTUP_TIMEOUT"  # checked by client/ui/env_settings.py
-GRACE_ENV = "MCP_CHAT_STARTUP_GRACE"  # likewise
-GRACE = 3.0  # seconds a message waits for servers seen for the first time
-MAX_GRACE = 10.0
 OFF = "off"  # a ServerConn's state once switched off for the session (/mcp disable)
 
 
 def startup_timeout(spec: ServerSpec) -> float:
     """Seconds a server may take to connect and list its tools."""
-    if spec.startup_timeout:
-        return spec.startup_timeout
-    try:
-        value = float(os.environ.get(STARTUP_ENV, "").strip() or START_TIMEOUT)
-    except ValueError:
-        return START_TIMEOUT
-    return value if value > 0 else START_TIMEOUT
-
-
-def startup_grace() -> float:
-    """Seconds a message waits for servers whose tools are not known yet (0: it does not wait)."""
-    try:
-        value = float(os.environ.get(GRACE_ENV, "").strip() or GRACE)
-    except ValueError:
-        return GRACE
-    return min(value, MAX_GRACE) if value >= 0 else GRACE
+    return spec.startup_timeout or START_TIMEOUT
 
 
 class ServerFleet:
