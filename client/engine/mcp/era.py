@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from client.engine.mcp.results import error_result
 
 MODERN = MODERN_PROTOCOL_VERSIONS
-LEGACY = "legacy"  # the modes of an entry's "protocol" (client/engine/mcp/specs.py PROTOCOLS)
+LEGACY = "legacy"  # the modes of an entry's "protocol" (client/engine/mcp/entries.py PROTOCOLS)
 AUTO = "auto"
 MAX_ROUNDS = 10  # InputRequiredResult rounds per request before giving up
 MAX_INPUTS = 8  # input requests in one round (each sampling one also counts as a model call of the turn)
