@@ -20,7 +20,7 @@ from typing import Callable, Iterator
 import pytest
 
 from client.ui.i18n import EN, KO
-from tests.conftest import ChatRunner
+from tests.conftest import CliRunner
 from tests.waits import HANG
 
 WIDTH, HEIGHT = 120, 40
@@ -124,7 +124,7 @@ def tty(tmp_path: Path, llm, naver, search_config) -> Iterator[Callable[..., Pan
         if os.environ.get("CI"):
             pytest.fail("tmux is required for the terminal tests in CI")
         pytest.skip("tmux is not installed")
-    runner = ChatRunner(tmp_path, llm, naver, search_config=search_config)
+    runner = CliRunner(tmp_path, llm, naver, search_config=search_config)  # runs before the pane in this process
     panes: list[Pane] = []
 
     def start(*args: str, env: dict[str, str] | None = None, width: int = WIDTH) -> Pane:
