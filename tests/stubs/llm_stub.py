@@ -11,7 +11,9 @@ Answers, in order of precedence:
    | {"stall": s, ...} (no bytes at all for s seconds) | {"empty": True} (a stream with no chunk at all,
    as llama-server sometimes sends: "No generations found in stream.")
    | {"hold": threading.Event(), ...} (no bytes until the test sets the event, at most 60 s: a request
-   in flight for exactly as long as a test needs)).
+   in flight for exactly as long as a test needs))
+   | {"midway": threading.Event(), "at": n, ...} (the stream stops after about n characters, half the
+   text by default, until the test sets the event, at most 120 s: an answer paused mid-way).
 2. Rules, so a scripted conversation needs no queue:
    - memory requests: bullet extraction ("장기 기억 후보") -> `- [turn] <user line>`
      for every user line of 5+ characters (an over-eager extractor), else 없음; scoring ("유용성")
@@ -353,6 +355,8 @@ class LLMStub:
             for i, p in enumerate(pieces):
                 if reply.get("cut") and i == len(pieces) // 2:
                     return  # connection dropped mid-answer
+                if reply.get("midway") is not None and i == reply.get("at", len(text) // 2) // 8:
+                    reply["midway"].wait(120)  # the model stalls mid-answer
                 if step:
                     time.sleep(step)
                 if p:
