@@ -5,7 +5,8 @@ A resize while an answer streams left a fragment of the live region above the an
 that reflows (tmux, iTerm2, VTE, kitty...) wraps each line wider than its new width onto more rows,
 and rich moved the cursor up by the lines it had drawn. So the region is small (one block, at most
 half the screen), its lines carry no padding (fewer wrap), and it counts its rows at the width the
-terminal has now before it is drawn again or erased. (tmux keeps the last used row of the screen
+terminal has now before it is drawn again or erased, once that width has held for a moment (tmux
+reflows at once but reports a second width 250 ms after the first). (tmux keeps the last used row of the screen
 where it was and pushes what grew above it into its history, out of the cursor's reach: only a
 small region stays within it.)
 
@@ -16,9 +17,11 @@ printed early looks exactly as it would in the whole answer: the lines already p
 from __future__ import annotations
 
 import re
+import time
 from typing import Sequence
 
 from rich._loop import loop_last
+from rich.cells import get_character_cell_size
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.control import Control
 from rich.live import Live
@@ -27,6 +30,7 @@ from rich.markdown import Markdown
 from rich.segment import Segment
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+QUIET = 0.4  # s a new terminal width must hold before the region is drawn at it (tmux: 250 ms)
 
 
 class Region(LiveRender):
@@ -35,22 +39,34 @@ class Region(LiveRender):
 
     def __init__(self, *a: object, **kw: object) -> None:
         super().__init__(*a, **kw)  # type: ignore[arg-type]
-        self._widths: list[int] = []  # cells of each line drawn
+        self._texts: list[str] = []  # the lines drawn
         self._console: Console | None = None
+        self._width = 0  # the width the terminal settled at
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         lines = [rstrip(line) for line in Segment.split_lines(super().__rich_console__(console, options))]
-        self._widths = [Segment.get_line_length(line) for line in lines]
+        self._texts = ["".join(s.text for s in line if not s.control) for line in lines]
         self._console = console
         for last, line in loop_last(lines):
             yield from line
             if not last:
                 yield Segment.line()
 
+    def settle(self, console: Console) -> None:
+        """Wait until the terminal's width has held for QUIET s once it changed: tmux reflows its
+        screen at once but tells the program a size that follows another up to 250 ms later, and
+        rows counted or drawn at the width in between are wrong (a fragment left, a line erased)."""
+        width, since = console.width, time.monotonic()
+        while width != self._width and self._width and time.monotonic() - since < QUIET:
+            time.sleep(0.02)
+            if console.width != width:
+                width, since = console.width, time.monotonic()
+        self._width = width
+
     def _reflowed(self) -> None:
-        if self._shape is not None and self._console is not None and self._widths:
-            width = max(1, self._console.width)
-            self._shape = (self._shape[0], sum(max(1, -(-w // width)) for w in self._widths))
+        if self._shape is not None and self._console is not None and self._texts:
+            self.settle(self._console)
+            self._shape = (self._shape[0], sum(rows(text, self._width) for text in self._texts))
 
     def position_cursor(self) -> Control:
         self._reflowed()
@@ -62,11 +78,31 @@ class Region(LiveRender):
 
 
 class RegionLive(Live):
-    """rich's Live over a Region."""
+    """rich's Live over a Region, redrawn once the terminal's width has settled."""
 
     def __init__(self, *a: object, **kw: object) -> None:
         super().__init__(*a, **kw)  # type: ignore[arg-type]
         self._live_render = Region(self.get_renderable(), vertical_overflow=self.vertical_overflow)
+
+    def settle(self) -> None:
+        self._live_render.settle(self.console)  # type: ignore[attr-defined]
+
+    def refresh(self) -> None:
+        with self._lock:
+            self.settle()
+            super().refresh()
+
+
+def rows(text: str, width: int) -> int:
+    """The rows `text` takes on a terminal `width` cells wide: a wide character that does not fit
+    at the end of a row starts the next one (so cells / width can count too few)."""
+    n, col = 1, 0
+    for ch in text:
+        cells = get_character_cell_size(ch)
+        if col + cells > width and col:
+            n, col = n + 1, 0
+        col += cells
+    return n
 
 
 class Lines:

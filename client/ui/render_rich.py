@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterator, Sequence, TextIO
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
-from rich.live import Live
 from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.segment import Segment
@@ -56,7 +55,7 @@ class RichRenderer(Renderer):
         super().__init__(out, err)
         self.console = console or Console(file=self.out, highlight=False, emoji=False)
         self.err_tty = self.err.isatty()
-        self._live: Live | None = None
+        self._live: RegionLive | None = None
         self._answer = ""  # the model text of this answer (its first `_done` rendered lines are printed)
         self._done = 0  # rendered lines of the answer printed for good (its finished blocks)
         self._done_chars = 0  # the text they render
@@ -131,6 +130,7 @@ class RichRenderer(Renderer):
             yield
             return
         with live._lock:  # an RLock: rich's own print path takes it again inside
+            live.settle()  # rendered at the width the terminal settled at
             yield
 
     def _print(self, renderable: RenderableType) -> None:
@@ -148,11 +148,11 @@ class RichRenderer(Renderer):
 
     def _print_finished(self) -> None:
         """The answer's finished blocks, printed for good as the next one begins."""
-        end, close = finished(self._answer[:redactor().settled(self._answer)[1]])
-        if end <= self._done_chars:
-            return
-        with self._drawing():
+        with self._drawing():  # the width settled and the answer rebased before its blocks are cut
             self._rebase()
+            end, close = finished(self._answer[:redactor().settled(self._answer)[1]])
+            if end <= self._done_chars:
+                return
             lines = rendered(self.console, mask(self._answer[:end]) + close)
             new, self._done, self._done_chars = lines[self._done:], len(lines), end
             self._done_width = self.console.width

@@ -328,6 +328,15 @@ def test_the_finished_part_of_a_streamed_answer():
     assert open_fence("글\n\n~~~~ sh\necho") == "~~~~ sh" and open_fence("```\nx\n```\n") == ""
 
 
+
+def test_the_live_region_counts_the_rows_a_terminal_wraps_wide_characters_onto():
+    """A wide character that does not fit at the end of a row starts the next one: cells / width
+    counts too few rows, and the region's first rows were left on screen after a resize."""
+    from client.ui.live_answer import rows
+
+    assert [rows("가가가", 3), rows("a가가", 4), rows("abcd", 4), rows("", 9)] == [3, 2, 1, 1]
+    assert rows("낱말 " * 20, 60) == 2 and rows("a" + "가" * 30, 60) == 2 and rows("가" * 30 + "a", 60) == 2
+
 def test_cells_count_what_the_terminal_draws():
     """Combining marks and zero-width joiners take no cell, a modified emoji two (rich.cells): the
     hand-written count gave 'àb́ĉ' 6 cells and a family emoji 8, and cut long lines short."""
